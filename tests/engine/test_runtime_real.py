@@ -1,0 +1,65 @@
+"""End to end with the real bundled model through llama-cpp-python."""
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import Cancelled, ContextOverflow, ModelLoadError
+from engine.runtime import CancelToken, LlamaRuntime, SamplingParams
+from engine.runtime_settings import RuntimeSettings
+
+pytestmark = pytest.mark.real_model
+
+
+@pytest.fixture(scope="module")
+def runtime(smollm2_path):
+    rt = LlamaRuntime.load(smollm2_path, RuntimeSettings(n_ctx=1024))
+    yield rt
+    rt.close()
+
+
+def _prompt(rt, text):
+    return rt.render_chat([{"role": "system", "content": "You summarize text in one sentence."},
+                           {"role": "user", "content": text}])
+
+
+def test_bundled_model_generates_text(runtime):
+    prompt = _prompt(runtime, "Summarize: The meeting moved the release to Friday because tests failed.")
+    assert prompt.startswith("<|im_start|>system") and prompt.endswith("<|im_start|>assistant\n")
+    reply = "".join(runtime.stream(prompt, SamplingParams(max_tokens=48)))
+    stats = runtime.last_call
+    assert reply.strip(), "the model produced no text"
+    assert "\x00" not in reply
+    assert 0 < stats.generated_tokens <= 48
+    assert stats.prompt_tokens == len(runtime.tokenize(prompt, special=True))
+    assert stats.stopped_by in ("eos", "max_tokens")
+
+
+def test_prefix_reuse_is_measured(runtime):
+    base = _prompt(runtime, "Summarize: the cat sat on the mat and looked at the rain for an hour.")
+    "".join(runtime.stream(base, SamplingParams(max_tokens=8)))
+    changed = _prompt(runtime, "Summarize: the cat sat on the mat and looked at the snow for an hour.")
+    "".join(runtime.stream(changed, SamplingParams(max_tokens=8)))
+    stats = runtime.last_call
+    assert stats.reused_tokens > 10  # the system prompt and the start of the message come from the cache
+    assert stats.reused_tokens + stats.evaluated_tokens == stats.prompt_tokens
+
+
+def test_overflow_is_refused_before_the_call(runtime):
+    prompt = _prompt(runtime, "word " * 900)
+    with pytest.raises(ContextOverflow):
+        "".join(runtime.stream(prompt, SamplingParams(max_tokens=200)))
+
+
+def test_cancel_stops_generation(runtime):
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        "".join(runtime.stream(_prompt(runtime, "Tell a long story."), SamplingParams(max_tokens=64), token))
+
+
+def test_truncated_model_file_gets_a_clear_error(tmp_path, smollm2_path):
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(smollm2_path.read_bytes()[: 20_000_000])
+    with pytest.raises(ModelLoadError) as err:
+        LlamaRuntime.load(cut, RuntimeSettings(n_ctx=512))
+    assert "cut.gguf" in str(err.value)
