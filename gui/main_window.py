@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QL
 
 from engine.documents import load_document
 from engine.errors import UnreadableDocument
-from models.bundled import BUNDLED_DISPLAY_NAME, bundled_model_path
+from models.bundled import bundled_model_path, display_name
 from models.gguf_facts import read_model_facts
 
 ERROR_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -58,7 +58,7 @@ class MainWindow(QMainWindow):
 
     def _show_model(self, path: Path) -> None:
         facts = read_model_facts(path)
-        name = BUNDLED_DISPLAY_NAME if path == bundled_model_path() else facts.name
+        name = display_name(facts)
         self.model_label.setText(
             f"Model: {name} — {facts.architecture}, {facts.parameter_count / 1e6:,.0f}M parameters, "
             f"{facts.quantization}, trained context {facts.n_ctx_train:,} tokens")

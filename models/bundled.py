@@ -36,3 +36,13 @@ def resolve_model_path(model: str | Path) -> Path:
     if not path.exists():
         raise FileNotFoundError(f"No model file at {path}. Give a path to a .gguf file, or `default`.")
     return path
+
+
+def display_name(facts) -> str:
+    """The name to show for a model: the bundled one by its product name, others by their GGUF name."""
+    try:
+        if facts.path.resolve() == bundled_model_path().resolve():
+            return BUNDLED_DISPLAY_NAME
+    except BundledModelMissing:
+        pass
+    return facts.name

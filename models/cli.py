@@ -15,7 +15,7 @@ from engine import __version__
 from engine.errors import PrecisError
 from engine.memory_plan import MIB, available_ram_bytes, plan_memory
 from engine.runtime_settings import KV_TYPES, RuntimeSettings
-from models.bundled import resolve_model_path
+from models.bundled import display_name, resolve_model_path
 from models.gguf_facts import read_model_facts
 from models.gguf_header import GGUFError
 
@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--kv-type", choices=KV_TYPES, default="f16", help="KV cache type")
     plan.add_argument("--swa-full", action="store_true",
                       help="full-size cache for sliding-window layers (more memory, prefix reuse)")
+    plan.add_argument("--measure", action="store_true",
+                      help="also load the model and show what llama.cpp really allocated next to the estimate")
     plan.add_argument("--json", action="store_true")
     return p
 
@@ -86,7 +88,7 @@ def _inspect(args) -> int:
         print(json.dumps(facts_dict(facts), indent=2))
         return EXIT_OK
     heads = sorted(set(facts.n_head_kv))
-    print(f"{facts.name}  ({facts.path})")
+    print(f"{display_name(facts)}  ({facts.path})")
     print(f"  architecture   {facts.architecture}, {facts.n_layer} layers, embedding {facts.n_embd}")
     print(f"  parameters     {facts.parameter_count / 1e6:,.0f} M, {facts.quantization}, "
           f"{facts.file_bytes / MIB:,.1f} MiB on disk")
@@ -103,16 +105,28 @@ def _plan(args) -> int:
     facts = read_model_facts(resolve_model_path(args.model))
     settings = RuntimeSettings.for_kv_type(args.kv_type, n_ctx=args.n_ctx, swa_full=args.swa_full)
     plan = plan_memory(facts, settings, available_ram_bytes())
+    measured = None
+    if args.measure:
+        from engine.runtime import LlamaRuntime
+        with LlamaRuntime.load(facts.path, settings) as runtime:
+            measured = runtime.allocation
     if args.json:
-        print(json.dumps({"model": str(facts.path), **plan.as_dict()}, indent=2))
+        out = {"model": str(facts.path), **plan.as_dict()}
+        if measured is not None:
+            out["measured"] = measured.as_dict()
+        print(json.dumps(out, indent=2))
         return EXIT_OK
     print(render_memory_plan(facts, plan))
+    if measured is not None:
+        print(f"  measured by llama.cpp: weights {measured.model_size_bytes / MIB:,.1f} MiB, "
+              f"KV {measured.kv_mib:,.2f} MiB, compute {measured.compute_mib:,.2f} MiB, "
+              f"process grew {(measured.rss_after_bytes - measured.rss_before_bytes) / MIB:,.0f} MiB at load")
     return EXIT_OK
 
 
 def render_memory_plan(facts, plan) -> str:
     s = plan.settings
-    rows = [f"{facts.name}: n_ctx {s.n_ctx:,}, KV {s.type_k}/{s.type_v}, flash attention "
+    rows = [f"{display_name(facts)}: n_ctx {s.n_ctx:,}, KV {s.type_k}/{s.type_v}, flash attention "
             f"{'on' if s.flash_attn else 'off'}" + (f", swa_full {'on' if s.swa_full else 'off'}" if facts.uses_swa else ""),
             f"  weights        {plan.weights_bytes / MIB:10,.1f} MiB"]
     for g in plan.kv_groups:

@@ -1,0 +1,21 @@
+"""Run every benchmark and write bench/results/latest.json. Usage: python -m bench"""
+from __future__ import annotations
+
+import json
+import platform
+from pathlib import Path
+
+from bench import gguf_header, memory_plan
+
+
+def main() -> None:
+    results = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version()},
+               "gguf_header": gguf_header.run(),
+               "memory_plan": memory_plan.run(memory_plan.default_models())}
+    out = Path(__file__).parent / "results" / "latest.json"
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
