@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from engine import token_estimate
+
+
+@pytest.fixture
+def no_network(monkeypatch, tmp_path):
+    def refuse(*args, **kwargs):
+        raise OSError("network disabled in this test")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))  # no previously downloaded file
+    token_estimate._encoding.cache_clear()
+    yield
+    token_estimate._encoding.cache_clear()
+
+
+def test_estimate_works_without_network(no_network):
+    count = token_estimate.estimate_tokens("The release moved to Friday because two tests failed.")
+    assert 8 <= count.tokens <= 14
+    assert not count.exact and count.label().startswith("~") and "estimate" in count.label()
+
+
+def test_estimate_handles_special_token_text_and_japanese(no_network):
+    text = "<|endoftext|> 会議は金曜日に延期されました。"
+    assert token_estimate.estimate_tokens(text).tokens > 5
