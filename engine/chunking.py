@@ -1,0 +1,217 @@
+"""Cut a document into chunks that fit a token budget, at the document's own seams.
+
+Preference of cut points (best first): section breaks and headings, speaker turns and chat
+messages, timestamps, blank-line paragraphs, sentence ends, line ends; a run with none of these is
+split by tokens as a last resort and flagged. Chunks concatenate back to the document exactly.
+
+Cost: one tokenization pass over small segments (lines, or sentences of over-long lines) to pack,
+then one exact pass over each chunk to verify; a chunk that the exact count shows too long (BPE
+merges across segment seams) is re-packed with a smaller target. So about two passes in all.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+# Boundary classes, best first. The class of a segment is the kind of seam at its start.
+HEADING, SPEAKER, TIMESTAMP, PARAGRAPH, SENTENCE, LINE, TOKEN = range(7)
+BOUNDARY_NAMES = ["heading", "speaker", "timestamp", "paragraph", "sentence", "line", "token"]
+
+_HEADING = re.compile(r"^(#{1,6}\s|={3,}|-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|Session\b|SESSION\b|第.{1,6}[章節回部])")
+_SPEAKER = re.compile(r"^\s*(\[[^\]\n]{1,40}\]\s*)?[\w .'\-·()]{1,40}?(\s·\s\w+)?\s?[:：]\s"
+                      r"|^\s*\[(user|assistant|system|human|ai|tool\w*)\]"   # chat exports: [user], [tool_call]
+                      r"|^[○◯◆◇●]")                                         # Japanese minutes: ○議長（…）
+_TIMESTAMP = re.compile(r"^\s*[\[(]?(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(:\d{2})?|\d{4}/\d{1,2}/\d{1,2})")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”」』)]*\s+|(?<=[。！？])")
+# A cut is only placed this far into the token window or later, unless nothing better exists:
+# packing chunks well means fewer rounds and less re-reading of the summary.
+MIN_FILL = 0.6
+
+
+class Tokenizer(Protocol):
+    def count_tokens(self, text: str) -> int: ...
+    def tokenize(self, text: str) -> list[int]: ...
+    def detokenize(self, tokens: list[int]) -> str: ...
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    start_char: int
+    end_char: int
+    start_line: int
+    end_line: int
+    tokens: int
+    boundary: str          # the kind of seam this chunk ends at ("end" for the last one)
+
+    @property
+    def flagged(self) -> bool:
+        return self.boundary == "token"
+
+
+@dataclass(frozen=True)
+class _Segment:
+    start: int
+    end: int
+    tokens: int
+    seam: int   # boundary class of the cut before this segment
+
+
+def _line_class(line: str, previous_blank: bool) -> int:
+    if _HEADING.match(line):
+        return HEADING
+    if _SPEAKER.match(line):
+        return SPEAKER
+    if _TIMESTAMP.match(line):
+        return TIMESTAMP
+    if previous_blank:
+        return PARAGRAPH
+    return LINE
+
+
+def _segments(text: str, count: Callable[[str], int], max_tokens: int, tok: Tokenizer) -> list[_Segment]:
+    out: list[_Segment] = []
+    pos = 0
+    previous_blank = True
+    for line in text.splitlines(keepends=True):
+        start, end = pos, pos + len(line)
+        pos = end
+        seam = _line_class(line, previous_blank) if start else HEADING
+        previous_blank = not line.strip()
+        n = count(line)
+        if n <= max_tokens:
+            out.append(_Segment(start, end, n, seam))
+            continue
+        out.extend(_split_long_line(text, start, end, seam, count, max_tokens, tok))
+    return out
+
+
+def _split_long_line(text, start, end, seam, count, max_tokens, tok) -> list[_Segment]:
+    """A line over the budget: cut at sentence ends; a sentence still over it, by tokens."""
+    cuts = [start] + [start + m.end() for m in _SENTENCE_END.finditer(text[start:end]) if start + m.end() < end] + [end]
+    out: list[_Segment] = []
+    for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        piece_seam = seam if i == 0 else SENTENCE
+        n = count(text[a:b])
+        if n <= max_tokens:
+            out.append(_Segment(a, b, n, piece_seam))
+        else:
+            out.extend(_split_by_tokens(text, a, b, piece_seam, max_tokens, tok, count))
+    return out
+
+
+def _split_by_tokens(text, a, b, seam, max_tokens, tok, count) -> list[_Segment]:
+    """Last resort: runs of ``max_tokens // 2`` tokens, mapped back to exact character offsets."""
+    out: list[_Segment] = []
+    step = max(1, max_tokens // 2)
+    pos = a
+    while pos < b:
+        # Tokenize a window, not the whole rest of the run: a 1 MB single line stays linear.
+        window_end = min(b, pos + max(256, step * 32))
+        ids = tok.tokenize(text[pos:window_end])
+        if window_end == b and len(ids) <= step:
+            out.append(_Segment(pos, b, count(text[pos:b]), seam if pos == a else TOKEN))
+            break
+        take = step if len(ids) > step else max(1, len(ids) - 1)  # the window's last token may be cut
+        piece = tok.detokenize(ids[:take])
+        # Detokenized text may differ from the source (spaces, control bytes, split UTF-8); cut at
+        # the longest source prefix it matches, never past the run, and always advance.
+        n_chars = min(b - pos, _common_prefix_len(text, pos, b, piece) or max(1, len(piece)))
+        n = count(text[pos:pos + n_chars])
+        while n > max_tokens and n_chars > 1:  # the fallback guessed too long: halve until it fits
+            n_chars //= 2
+            n = count(text[pos:pos + n_chars])
+        out.append(_Segment(pos, pos + n_chars, n, seam if pos == a else TOKEN))
+        pos += n_chars
+    return out
+
+
+def _common_prefix_len(text: str, pos: int, end: int, piece: str) -> int:
+    n = 0
+    for ch in piece:
+        if pos + n >= end or text[pos + n] != ch:
+            break
+        n += 1
+    return n
+
+
+def _pack(segments: list[_Segment], budget: int, exact: Callable[[int, int], int]) -> list[tuple[int, int, int]]:
+    """Greedy packing over segment indexes: (lo, hi, exact tokens) with segments [lo, hi) <= budget.
+
+    Segment counts are summed to find the window, then the chunk is counted exactly; BPE merges
+    across segment seams can make the whole longer than its parts, so the cut moves back to the
+    next best seam until the exact count fits (one segment alone always fits: it is <= budget / 2).
+    """
+    ranges = []
+    i = 0
+    while i < len(segments):
+        total, j = 0, i
+        while j < len(segments) and total + segments[j].tokens <= budget:
+            total += segments[j].tokens
+            j += 1
+        j = max(j, i + 1)
+        if j < len(segments):
+            j = _best_cut(segments, i, j, budget)
+        n = exact(i, j)
+        while n > budget and j > i + 1:
+            j = _best_cut(segments, i, j - 1, budget)
+            n = exact(i, j)
+        ranges.append((i, j, n))
+        i = j
+    return ranges
+
+
+def _best_cut(segments: list[_Segment], i: int, j: int, budget: int) -> int:
+    """Among cut points i+1..j (before segment k), the best seam class, latest on ties, past MIN_FILL.
+    When the window itself is shorter than MIN_FILL of the budget, every point in it qualifies."""
+    best_k, best_key = j, None
+    filled = 0
+    for k in range(i + 1, j + 1):
+        filled += segments[k - 1].tokens
+        if filled < MIN_FILL * budget and k != j:
+            continue
+        seam = segments[k].seam if k < len(segments) else HEADING
+        key = (seam, -k)
+        if best_key is None or key < best_key:
+            best_k, best_key = k, key
+    return best_k
+
+
+def chunk_document(text: str, tok: Tokenizer, chunk_budget: int) -> list[Chunk]:
+    """Chunks of ``text`` of at most ``chunk_budget`` tokens each (exact, by the tokenizer)."""
+    if chunk_budget < 16:
+        raise ValueError(f"a chunk budget of {chunk_budget} tokens is too small to hold any text")
+    if not text:
+        return []
+    spans = _chunk_spans(text, tok, chunk_budget)
+    line_starts = _line_index(text)
+    chunks = []
+    for idx, (a, b, n, seam) in enumerate(spans):
+        chunks.append(Chunk(idx, a, b, _line_of(line_starts, a), _line_of(line_starts, max(a, b - 1)), n,
+                            "end" if b == len(text) else BOUNDARY_NAMES[seam]))
+    return chunks
+
+
+def _chunk_spans(text: str, tok: Tokenizer, budget: int):
+    segments = _segments(text, tok.count_tokens, max(8, budget // 2), tok)
+
+    def exact(lo: int, hi: int) -> int:
+        return tok.count_tokens(text[segments[lo].start:segments[hi - 1].end])
+
+    spans = []
+    for lo, hi, n in _pack(segments, budget, exact):
+        seam = segments[hi].seam if hi < len(segments) else HEADING
+        spans.append((segments[lo].start, segments[hi - 1].end, n, seam))
+    return spans
+
+
+def _line_index(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return starts
+
+
+def _line_of(line_starts: list[int], char: int) -> int:
+    import bisect
+    return bisect.bisect_right(line_starts, char)  # 1-based line number
