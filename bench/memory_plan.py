@@ -32,12 +32,13 @@ def run(paths: list[Path]) -> list[dict]:
     for path in paths:
         facts = read_model_facts(path)
         for n_ctx in (2048, 8192):
-            for kv in ("f16", "q8_0"):
-                s = RuntimeSettings.for_kv_type(kv, n_ctx=min(n_ctx, facts.n_ctx_train or n_ctx))
+            for kv, flash_attn in (("f16", False), ("f16", True), ("q8_0", True)):
+                s = RuntimeSettings.for_kv_type(kv, n_ctx=min(n_ctx, facts.n_ctx_train or n_ctx),
+                                                flash_attn=flash_attn)
                 plan = plan_memory(facts, s, 16 * 2**30)
                 with LlamaRuntime.load(path, s) as rt:
                     m = rt.allocation
-                rows.append({"model": facts.name, "arch": facts.architecture, "n_ctx": s.n_ctx, "kv": kv,
+                rows.append({"model": facts.name, "arch": facts.architecture, "n_ctx": s.n_ctx, "kv": kv, "flash_attn": flash_attn,
                              "kv_est_mib": round(plan.kv_bytes / MIB, 2), "kv_llama_mib": round(m.kv_mib, 2),
                              "compute_est_mib": round(plan.compute_bytes / MIB, 2),
                              "compute_llama_mib": m.compute_mib,

@@ -5,11 +5,12 @@ messages, timestamps, blank-line paragraphs, sentence ends, line ends; a run wit
 split by tokens as a last resort and flagged. Chunks concatenate back to the document exactly.
 
 Cost: one tokenization pass over small segments (lines, or sentences of over-long lines) to pack,
-then one exact pass over each chunk to verify; a chunk that the exact count shows too long (BPE
-merges across segment seams) is re-packed with a smaller target. So about two passes in all.
+then one exact pass over each chunk to verify; when the exact count is over the budget (BPE merges
+across segment seams), the cut moves back to the next best seam and that chunk is counted again.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Callable, Protocol
@@ -70,7 +71,8 @@ def _line_class(line: str, previous_blank: bool) -> int:
     return LINE
 
 
-def _segments(text: str, count: Callable[[str], int], max_tokens: int, tok: Tokenizer) -> list[_Segment]:
+def _segments(text: str, max_tokens: int, tok: Tokenizer) -> list[_Segment]:
+    count = tok.count_tokens
     out: list[_Segment] = []
     pos = 0
     previous_blank = True
@@ -83,12 +85,13 @@ def _segments(text: str, count: Callable[[str], int], max_tokens: int, tok: Toke
         if n <= max_tokens:
             out.append(_Segment(start, end, n, seam))
             continue
-        out.extend(_split_long_line(text, start, end, seam, count, max_tokens, tok))
+        out.extend(_split_long_line(text, start, end, seam, max_tokens, tok))
     return out
 
 
-def _split_long_line(text, start, end, seam, count, max_tokens, tok) -> list[_Segment]:
+def _split_long_line(text, start, end, seam, max_tokens, tok) -> list[_Segment]:
     """A line over the budget: cut at sentence ends; a sentence still over it, by tokens."""
+    count = tok.count_tokens
     cuts = [start] + [start + m.end() for m in _SENTENCE_END.finditer(text[start:end]) if start + m.end() < end] + [end]
     out: list[_Segment] = []
     for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
@@ -97,12 +100,13 @@ def _split_long_line(text, start, end, seam, count, max_tokens, tok) -> list[_Se
         if n <= max_tokens:
             out.append(_Segment(a, b, n, piece_seam))
         else:
-            out.extend(_split_by_tokens(text, a, b, piece_seam, max_tokens, tok, count))
+            out.extend(_split_by_tokens(text, a, b, piece_seam, max_tokens, tok))
     return out
 
 
-def _split_by_tokens(text, a, b, seam, max_tokens, tok, count) -> list[_Segment]:
+def _split_by_tokens(text, a, b, seam, max_tokens, tok) -> list[_Segment]:
     """Last resort: runs of ``max_tokens // 2`` tokens, mapped back to exact character offsets."""
+    count = tok.count_tokens
     out: list[_Segment] = []
     step = max(1, max_tokens // 2)
     pos = a
@@ -194,7 +198,7 @@ def chunk_document(text: str, tok: Tokenizer, chunk_budget: int) -> list[Chunk]:
 
 
 def _chunk_spans(text: str, tok: Tokenizer, budget: int):
-    segments = _segments(text, tok.count_tokens, max(8, budget // 2), tok)
+    segments = _segments(text, max(8, budget // 2), tok)
 
     def exact(lo: int, hi: int) -> int:
         return tok.count_tokens(text[segments[lo].start:segments[hi - 1].end])
@@ -213,5 +217,4 @@ def _line_index(text: str) -> list[int]:
 
 
 def _line_of(line_starts: list[int], char: int) -> int:
-    import bisect
     return bisect.bisect_right(line_starts, char)  # 1-based line number

@@ -54,3 +54,13 @@ def test_missing_file_and_bad_context_are_bad_input(tmp_path, capsys):
     assert main(["plan", "--n-ctx", "1000"]) == 2
     err = capsys.readouterr().err
     assert "No model file" in err and "multiple of 256" in err
+
+
+def test_plan_measure_puts_llama_cpp_allocation_next_to_the_estimate(capsys):
+    assert main(["plan", "--n-ctx", "1024", "--measure", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    measured = out["measured"]
+    assert measured["model_size_bytes"] == out["weights_bytes"]
+    assert abs(measured["kv_bytes"] - out["kv_bytes"]) <= 0.01 * 2**20  # llama.cpp prints MiB to 0.01
+    assert measured["kv_caches"][0]["cells"] == 1024
+    assert measured["rss_growth_bytes"] > 0
