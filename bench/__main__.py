@@ -5,13 +5,14 @@ import json
 import platform
 from pathlib import Path
 
-from bench import gguf_header, memory_plan
+from bench import chunk_plan, gguf_header, memory_plan
 
 
 def main() -> None:
     results = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version()},
                "gguf_header": gguf_header.run(),
-               "memory_plan": memory_plan.run(memory_plan.default_models())}
+               "memory_plan": memory_plan.run(memory_plan.default_models()),
+               "chunk_plan": chunk_plan.run()}
     out = Path(__file__).parent / "results" / "latest.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

@@ -3,10 +3,13 @@
 Preference of cut points (best first): section breaks and headings, speaker turns and chat
 messages, timestamps, blank-line paragraphs, sentence ends, line ends; a run with none of these is
 split by tokens as a last resort and flagged. Chunks concatenate back to the document exactly.
+With overlap, each chunk is sent together with the tail of the one before it (whole segments, up to
+``overlap_tokens``); its own span still starts where the previous one ended.
 
-Cost: one tokenization pass over small segments (lines, or sentences of over-long lines) to pack,
-then one exact pass over each chunk to verify; when the exact count is over the budget (BPE merges
-across segment seams), the cut moves back to the next best seam and that chunk is counted again.
+Cost: one tokenization pass over the whole document (token start offsets, so every line and
+sentence is counted by bisection), then one exact pass over each chunk to verify; when the exact
+count is over the budget (BPE merges across segment seams), the cut moves back to the next best
+seam and that chunk is counted again. About two tokenization passes in all (bench/chunk_plan.py).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ HEADING, SPEAKER, TIMESTAMP, PARAGRAPH, SENTENCE, LINE, TOKEN = range(7)
 BOUNDARY_NAMES = ["heading", "speaker", "timestamp", "paragraph", "sentence", "line", "token"]
 
 _HEADING = re.compile(r"^(#{1,6}\s|={3,}|-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|Session\b|SESSION\b|第.{1,6}[章節回部])")
-_SPEAKER = re.compile(r"^\s*(\[[^\]\n]{1,40}\]\s*)?[\w .'\-·()]{1,40}?(\s·\s\w+)?\s?[:：]\s"
+_SPEAKER = re.compile(r"^\s*(\[[^\]\n]{1,40}\]\s*)?[\w .'\-·()（）]{1,40}?(\s·\s\w+)?\s?(:\s|：)"
                       r"|^\s*\[(user|assistant|system|human|ai|tool\w*)\]"   # chat exports: [user], [tool_call]
                       r"|^[○◯◆◇●]")                                         # Japanese minutes: ○議長（…）
 _TIMESTAMP = re.compile(r"^\s*[\[(]?(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(:\d{2})?|\d{4}/\d{1,2}/\d{1,2})")
@@ -43,8 +46,13 @@ class Chunk:
     end_char: int
     start_line: int
     end_line: int
-    tokens: int
+    tokens: int            # tokens of the text the round sees: [overlap_start_char, end_char)
     boundary: str          # the kind of seam this chunk ends at ("end" for the last one)
+    overlap_start_char: int = -1   # where the text sent to the model starts (-1: at start_char)
+
+    @property
+    def sent_start_char(self) -> int:
+        return self.start_char if self.overlap_start_char < 0 else self.overlap_start_char
 
     @property
     def flagged(self) -> bool:
@@ -66,13 +74,33 @@ def _line_class(line: str, previous_blank: bool) -> int:
         return SPEAKER
     if _TIMESTAMP.match(line):
         return TIMESTAMP
-    if previous_blank:
+    if previous_blank or line.startswith(("\u3000", "「", "『")):  # a Japanese paragraph or dialogue line
         return PARAGRAPH
     return LINE
 
 
-def _segments(text: str, max_tokens: int, tok: Tokenizer) -> list[_Segment]:
-    count = tok.count_tokens
+class _SpanCounter:
+    """Token counts of character spans. With a tokenizer that reports where each token starts, the
+    document is tokenized once and every span is counted by bisection (tokens in the context of the
+    whole document; chunks are then verified exactly on their own). Otherwise span by span."""
+
+    def __init__(self, text: str, tok: Tokenizer) -> None:
+        self.text, self.tok = text, tok
+        starts = getattr(tok, "token_char_starts", None)
+        self.starts: list[int] | None = starts(text) if starts is not None else None
+
+    @property
+    def total(self) -> int:
+        return len(self.starts) if self.starts is not None else self.tok.count_tokens(self.text)
+
+    def count(self, a: int, b: int) -> int:
+        if self.starts is None:
+            return self.tok.count_tokens(self.text[a:b])
+        return bisect.bisect_left(self.starts, b) - bisect.bisect_left(self.starts, a)
+
+
+def _segments(text: str, max_tokens: int, counter: _SpanCounter) -> list[_Segment]:
+    count = counter.count
     out: list[_Segment] = []
     pos = 0
     previous_blank = True
@@ -81,26 +109,44 @@ def _segments(text: str, max_tokens: int, tok: Tokenizer) -> list[_Segment]:
         pos = end
         seam = _line_class(line, previous_blank) if start else HEADING
         previous_blank = not line.strip()
-        n = count(line)
+        n = count(start, end)
         if n <= max_tokens:
             out.append(_Segment(start, end, n, seam))
             continue
-        out.extend(_split_long_line(text, start, end, seam, max_tokens, tok))
+        out.extend(_split_long_line(text, start, end, seam, max_tokens, counter))
     return out
 
 
-def _split_long_line(text, start, end, seam, max_tokens, tok) -> list[_Segment]:
+def _split_long_line(text, start, end, seam, max_tokens, counter: _SpanCounter) -> list[_Segment]:
     """A line over the budget: cut at sentence ends; a sentence still over it, by tokens."""
-    count = tok.count_tokens
     cuts = [start] + [start + m.end() for m in _SENTENCE_END.finditer(text[start:end]) if start + m.end() < end] + [end]
     out: list[_Segment] = []
     for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
         piece_seam = seam if i == 0 else SENTENCE
-        n = count(text[a:b])
+        n = counter.count(a, b)
         if n <= max_tokens:
             out.append(_Segment(a, b, n, piece_seam))
+        elif counter.starts is not None:
+            out.extend(_split_at_token_starts(a, b, piece_seam, max_tokens, counter))
         else:
-            out.extend(_split_by_tokens(text, a, b, piece_seam, max_tokens, tok))
+            out.extend(_split_by_tokens(text, a, b, piece_seam, max_tokens, counter.tok))
+    return out
+
+
+def _split_at_token_starts(a, b, seam, max_tokens, counter: _SpanCounter) -> list[_Segment]:
+    """Last resort with known token positions: runs of ``max_tokens // 2`` tokens, cut where a token starts."""
+    starts = counter.starts
+    step = max(1, max_tokens // 2)
+    out: list[_Segment] = []
+    pos = a
+    k = bisect.bisect_right(starts, a)
+    while pos < b:
+        k = min(k + step - 1, len(starts))
+        while k < len(starts) and starts[k] <= pos:   # tokens inside one character share its start
+            k += 1
+        cut = min(b, starts[k]) if k < len(starts) else b
+        out.append(_Segment(pos, cut, counter.count(pos, cut), seam if pos == a else TOKEN))
+        pos = cut
     return out
 
 
@@ -182,31 +228,52 @@ def _best_cut(segments: list[_Segment], i: int, j: int, budget: int) -> int:
     return best_k
 
 
-def chunk_document(text: str, tok: Tokenizer, chunk_budget: int) -> list[Chunk]:
-    """Chunks of ``text`` of at most ``chunk_budget`` tokens each (exact, by the tokenizer)."""
-    if chunk_budget < 16:
-        raise ValueError(f"a chunk budget of {chunk_budget} tokens is too small to hold any text")
+def chunk_document(text: str, tok: Tokenizer, chunk_budget: int, overlap_tokens: int = 0) -> list[Chunk]:
+    """Chunks of ``text`` of at most ``chunk_budget`` tokens each (exact, by the tokenizer), overlap included."""
+    return chunk_and_count(text, tok, chunk_budget, overlap_tokens)[0]
+
+
+def chunk_and_count(text: str, tok: Tokenizer, chunk_budget: int, overlap_tokens: int = 0) -> tuple[list[Chunk], int]:
+    """The chunks, and the token count of the whole text (from the same tokenization pass when possible)."""
+    if chunk_budget - overlap_tokens < 16 or overlap_tokens < 0:
+        raise ValueError(f"a chunk budget of {chunk_budget} tokens with {overlap_tokens} of overlap is too small "
+                         "to hold any new text")
     if not text:
-        return []
-    spans = _chunk_spans(text, tok, chunk_budget)
+        return [], 0
+    counter = _SpanCounter(text, tok)
+    spans = _chunk_spans(text, tok, chunk_budget, overlap_tokens, counter)
     line_starts = _line_index(text)
     chunks = []
-    for idx, (a, b, n, seam) in enumerate(spans):
+    for idx, (a, b, n, seam, sent_from) in enumerate(spans):
         chunks.append(Chunk(idx, a, b, _line_of(line_starts, a), _line_of(line_starts, max(a, b - 1)), n,
-                            "end" if b == len(text) else BOUNDARY_NAMES[seam]))
-    return chunks
+                            "end" if b == len(text) else BOUNDARY_NAMES[seam],
+                            sent_from if sent_from != a else -1))
+    return chunks, counter.total
 
 
-def _chunk_spans(text: str, tok: Tokenizer, budget: int):
-    segments = _segments(text, max(8, budget // 2), tok)
+def _chunk_spans(text: str, tok: Tokenizer, budget: int, overlap: int, counter: _SpanCounter):
+    own_budget = budget - overlap
+    segments = _segments(text, max(8, own_budget // 2), counter)
 
     def exact(lo: int, hi: int) -> int:
         return tok.count_tokens(text[segments[lo].start:segments[hi - 1].end])
 
     spans = []
-    for lo, hi, n in _pack(segments, budget, exact):
+    for lo, hi, n in _pack(segments, own_budget, exact):
         seam = segments[hi].seam if hi < len(segments) else HEADING
-        spans.append((segments[lo].start, segments[hi - 1].end, n, seam))
+        start, end, sent_from = segments[lo].start, segments[hi - 1].end, segments[lo].start
+        if overlap and lo > 0:
+            k, tail = lo, 0   # whole segments back from the cut, up to the overlap
+            while k > 0 and tail + segments[k - 1].tokens <= overlap:
+                k -= 1
+                tail += segments[k].tokens
+            while k < lo:     # BPE seams can add a token or two: give back segments until it fits
+                n_sent = tok.count_tokens(text[segments[k].start:end])
+                if n_sent <= budget:
+                    sent_from, n = segments[k].start, n_sent
+                    break
+                k += 1
+        spans.append((start, end, n, seam, sent_from))
     return spans
 
 

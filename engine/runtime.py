@@ -93,6 +93,8 @@ class LlamaRuntime:
         self._n_swa = 0
         self._swa_reduced = False
         self._formatter = None
+        self._pieces: dict[int, bytes] = {}
+        self._piece_facts: dict[int, tuple[bytes, int, bool]] = {}
         if not getattr(llm, "_vocab_only_precis", False):
             self._install_abort_callback()
             self._detect_swa()
@@ -154,8 +156,50 @@ class LlamaRuntime:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenize(text))
 
+    def token_char_starts(self, text: str) -> list[int] | None:
+        """Tokenize ``text`` once and return the character offset where each token starts.
+
+        Pieces of byte-level BPE tokens can split a UTF-8 character; such a token is placed at the
+        character it starts inside. None when the pieces do not rebuild the text byte for byte
+        (tokenizers that add a leading space): callers then count piece by piece instead.
+        """
+        ids = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        cache = self._piece_facts
+        pieces = []
+        starts = []
+        chars = 0
+        for t in ids:
+            entry = cache.get(t)
+            if entry is None:
+                piece = self.token_piece(t)
+                entry = cache[t] = (piece, sum(1 for b in piece if b & 0xC0 != 0x80),
+                                    bool(piece) and piece[0] & 0xC0 == 0x80)
+            piece, leads, starts_mid_char = entry
+            pieces.append(piece)
+            starts.append(chars - 1 if starts_mid_char else chars)
+            chars += leads
+        if b"".join(pieces) != text.encode("utf-8"):
+            return None
+        return starts
+
+    def token_piece(self, token: int) -> bytes:
+        """The bytes of one token. llama-cpp-python's own detokenize uses a 32-byte buffer and returns
+        garbage for longer pieces (SmolLM2 has 40-dash tokens: measured on the corpus' Markdown tables)."""
+        piece = self._pieces.get(token)
+        if piece is None:
+            llama_cpp = _llama_cpp()
+            size = 64
+            while True:
+                buf = ctypes.create_string_buffer(size)
+                n = llama_cpp.llama_token_to_piece(self._llm._model.vocab, llama_cpp.llama_token(token), buf, size, 0, False)
+                if n >= 0:
+                    break
+                size = -n  # llama.cpp returns minus the size it needs
+            piece = self._pieces[token] = buf.raw[:n]
+        return piece
+
     def detokenize(self, tokens: Sequence[int]) -> str:
-        return self._llm.detokenize(list(tokens)).decode("utf-8", errors="replace")
+        return b"".join(self.token_piece(t) for t in tokens).decode("utf-8", errors="replace")
 
     @property
     def chat_template(self) -> str | None:
@@ -208,7 +252,7 @@ class LlamaRuntime:
                     break
                 stats.generated_token_ids.append(token)
                 stats.generated_tokens += 1
-                piece = decoder.decode(llm.detokenize([token]))
+                piece = decoder.decode(self.token_piece(token))
                 if piece:
                     yield piece
                 if stats.generated_tokens >= params.max_tokens:

@@ -9,10 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
+from datetime import date
 from pathlib import Path
 
 from engine import __version__
-from engine.errors import PrecisError
+from engine.bundle import LoadedDocuments, bundle_documents, load_documents
+from engine.errors import BadInput, PrecisError
+from engine.prompts import DEFAULT_PRESET, RoundLayout, load_preset
+from engine.run_plan import RunPlan, estimate_run, make_budget, plan_documents
+from engine.speed_log import known_speeds
 from engine.memory_plan import MIB, available_ram_bytes, plan_memory
 from engine.runtime_settings import KV_TYPES, RuntimeSettings
 from models.bundled import display_name, resolve_model_path
@@ -33,16 +39,31 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("model", help="path to a .gguf file, or `default` for the bundled model")
     inspect.add_argument("--json", action="store_true")
 
-    plan = sub.add_parser("plan", help="what a context length costs in memory")
+    plan = sub.add_parser("plan", help="what a context length costs: memory, and with FILES the chunk plan")
+    plan.add_argument("files", nargs="*", type=Path, help="documents (or folders) to plan a summary of")
     plan.add_argument("--model", default="default", help="path to a .gguf file, or `default`")
     plan.add_argument("--n-ctx", type=int, default=4096, help="context length in tokens (multiple of 256)")
     plan.add_argument("--kv-type", choices=KV_TYPES, default="f16", help="KV cache type")
     plan.add_argument("--swa-full", action="store_true",
                       help="full-size cache for sliding-window layers (more memory, prefix reuse)")
     plan.add_argument("--measure", action="store_true",
-                      help="also load the model and show what llama.cpp really allocated next to the estimate")
+                      help="also load the model: show what llama.cpp really allocated, and measure its speed")
     plan.add_argument("--json", action="store_true")
+    add_document_options(plan)
     return p
+
+
+def add_document_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by `plan` and `summarize`: how documents are grouped, the prompt, the budget."""
+    p.add_argument("--per-file", action="store_true", help="one summary per file instead of one bundle in order")
+    p.add_argument("--preset", default=DEFAULT_PRESET, help="rules preset name, or a preset .json file")
+    p.add_argument("--rules", type=Path, help="a text file whose lines replace the preset's rules")
+    p.add_argument("--date", default=None, help="archive date shown to the model (default: today)")
+    p.add_argument("--language", default=None, help="output language (default: the document's own)")
+    p.add_argument("--summary-cap", type=int, default=None, help="max tokens of each round's summary")
+    p.add_argument("--summary-in-cap", type=int, default=None, help="max tokens of the summary fed into a round")
+    p.add_argument("--margin", type=int, default=None, help="tokens kept free in each round")
+    p.add_argument("--overlap", type=int, default=0, help="tokens of the previous chunk repeated in the next")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,24 +125,114 @@ def _inspect(args) -> int:
 def _plan(args) -> int:
     facts = read_model_facts(resolve_model_path(args.model))
     settings = RuntimeSettings.for_kv_type(args.kv_type, n_ctx=args.n_ctx, swa_full=args.swa_full)
-    plan = plan_memory(facts, settings, available_ram_bytes())
-    measured = None
+    memory = plan_memory(facts, settings, available_ram_bytes())
+    loaded = load_inputs(args.files) if args.files else None
+    measured = speeds = None
     if args.measure:
         from engine.runtime import LlamaRuntime
+        from engine.speed_log import measure_speeds
         with LlamaRuntime.load(facts.path, settings) as runtime:
             measured = runtime.allocation
+            speeds = measure_speeds(runtime, sample_document_text())
+    run_plan = plan_for(args, facts.path, settings, loaded) if loaded else None
     if args.json:
-        out = {"model": str(facts.path), **plan.as_dict()}
+        out = {"model": str(facts.path), **memory.as_dict()}
         if measured is not None:
             out["measured"] = measured.as_dict()
-        print(json.dumps(out, indent=2))
+            out["measured_speeds"] = asdict(speeds)
+        if run_plan is not None:
+            out.update(run_plan.as_dict())
+            out["unreadable"] = [{"file": str(p), "error": e} for p, e in loaded.errors]
+        print(json.dumps(out, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(render_memory_plan(facts, plan))
+    print(render_memory_plan(facts, memory))
     if measured is not None:
         print(f"  measured by llama.cpp: weights {measured.model_size_bytes / MIB:,.1f} MiB, "
               f"KV {measured.kv_mib:,.2f} MiB, compute {measured.compute_mib:,.2f} MiB, "
               f"process grew {(measured.rss_after_bytes - measured.rss_before_bytes) / MIB:,.0f} MiB at load")
+        print(f"  measured speed: prompt {speeds.prompt_tokens_per_second:,.0f} tokens/s, "
+              f"generation {speeds.generate_tokens_per_second:,.1f} tokens/s (saved for time estimates)")
+    if run_plan is not None:
+        print()
+        print(render_run_plan(run_plan))
     return EXIT_OK
+
+
+def load_inputs(paths: list[Path]) -> LoadedDocuments:
+    """Every readable document; each unreadable one reported on stderr. None readable: BadInput."""
+    loaded = load_documents(paths)
+    for path, error in loaded.errors:
+        print(f"precis: skipped {path}: {error}", file=sys.stderr)
+    if not loaded.documents:
+        raise BadInput("None of the given files could be read; nothing to do." if loaded.errors
+                       else "No documents found in the given folders.")
+    return loaded
+
+
+def layout_from_args(args) -> RoundLayout:
+    layout = RoundLayout(load_preset(args.preset), args.date or date.today().isoformat(), args.language)
+    if args.rules is not None:
+        from engine.documents import load_document
+        layout = layout.with_rules(load_document(args.rules).text.strip())
+    return layout
+
+
+def plan_for(args, model_path: Path, settings: RuntimeSettings, loaded: LoadedDocuments) -> RunPlan:
+    """The chunk plan with the model's own tokenizer (vocab-only load: no weights, ~0.2 s)."""
+    from engine.runtime import LlamaRuntime
+    layout = layout_from_args(args)
+    if args.per_file:
+        texts = [(d.name, d.text, ()) for d in loaded.documents]
+    else:
+        bundle = bundle_documents(loaded.documents)
+        texts = [(bundle.name, bundle.text, bundle.parts)]
+    with LlamaRuntime.load(model_path, settings, vocab_only=True) as tokenizer:
+        budget = make_budget(tokenizer, layout, settings.n_ctx, summary_out_cap=args.summary_cap,
+                             summary_in_cap=args.summary_in_cap, margin=args.margin, overlap_tokens=args.overlap)
+        documents = plan_documents(tokenizer, texts, budget)
+    plan = RunPlan(budget, layout, documents)
+    plan.estimate = estimate_run(budget, documents, known_speeds(model_path, settings.n_threads))
+    return plan
+
+
+def render_run_plan(plan: RunPlan) -> str:
+    b = plan.budget
+    rows = [f"Documents: {plan.document_chars:,} characters, {plan.document_tokens:,} tokens "
+            f"({len(plan.documents)} {'summary' if len(plan.documents) == 1 else 'summaries'}, preset {plan.layout.preset.name})",
+            f"Budget of each round (n_ctx {b.n_ctx:,}): prompt {b.static_prompt_tokens:,} + summary in "
+            f"{b.summary_in_cap:,} + chunk {b.chunk_budget:,} + summary out {b.summary_out_cap:,} + margin {b.margin:,}"
+            + (f" (overlap {b.overlap_tokens:,} of the chunk)" if b.overlap_tokens else "")]
+    for d in plan.documents:
+        sizes = [c.tokens for c in d.chunks]
+        flagged = sum(c.flagged for c in d.chunks)
+        rows.append(f"  {d.name}: {d.chars:,} chars, {d.tokens:,} tokens -> {len(sizes)} rounds, chunks "
+                    f"{min(sizes):,}-{max(sizes):,} tokens" + (f", {flagged} split mid-text (no seam found)" if flagged else ""))
+        bounds = {}
+        for c in d.chunks:
+            bounds[c.boundary] = bounds.get(c.boundary, 0) + 1
+        rows.append("    cut at: " + ", ".join(f"{k} {v}" for k, v in sorted(bounds.items(), key=lambda kv: -kv[1])))
+    e = plan.estimate
+    if e is not None:
+        rows.append(f"Rounds: {plan.rounds}; about {e.evaluated_tokens:,} prompt tokens to process "
+                    f"({e.prompt_tokens:,} sent, the rest reused) and {e.generated_tokens:,} to generate")
+        if e.seconds is None:
+            rows.append("Time: unknown until this model's speed is measured here (`precis plan --measure`, "
+                        "or after a first run)")
+        else:
+            rows.append(f"Time: about {_duration(e.seconds)} at {e.speeds.prompt_tokens_per_second:,.0f} prompt "
+                        f"and {e.speeds.generate_tokens_per_second:,.1f} generated tokens/s measured here")
+    return "\n".join(rows)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def sample_document_text() -> str:
+    from importlib import resources as importlib_resources
+    return (importlib_resources.files("resources") / "sample_day.txt").read_text(encoding="utf-8")
 
 
 def render_memory_plan(facts, plan) -> str:

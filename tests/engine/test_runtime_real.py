@@ -63,3 +63,15 @@ def test_truncated_model_file_gets_a_clear_error(tmp_path, smollm2_path):
     with pytest.raises(ModelLoadError) as err:
         LlamaRuntime.load(cut, RuntimeSettings(n_ctx=512))
     assert "cut.gguf" in str(err.value)
+
+
+def test_long_token_pieces_round_trip(smollm2_path):
+    """llama-cpp-python's own detokenize truncates pieces over 32 bytes (SmolLM2 has 40-dash tokens)."""
+    text = "| a | b |\n| " + "-" * 120 + " | --- |\n" + "=" * 64 + "\n日本語のテキスト。😀\n"
+    with LlamaRuntime.load(smollm2_path, RuntimeSettings(n_ctx=512), vocab_only=True) as rt:
+        ids = rt.tokenize(text)
+        assert any(len(rt.token_piece(t)) > 32 for t in ids)
+        assert rt.detokenize(ids) == text
+        starts = rt.token_char_starts(text)
+        assert starts is not None and len(starts) == len(ids) and starts[0] == 0
+        assert starts == sorted(starts) and starts[-1] < len(text)

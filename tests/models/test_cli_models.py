@@ -64,3 +64,55 @@ def test_plan_measure_puts_llama_cpp_allocation_next_to_the_estimate(capsys):
     assert abs(measured["kv_bytes"] - out["kv_bytes"]) <= 0.01 * 2**20  # llama.cpp prints MiB to 0.01
     assert measured["kv_caches"][0]["cells"] == 1024
     assert measured["rss_growth_bytes"] > 0
+
+
+def test_plan_files_json_lists_every_chunk_and_the_budget(capsys, sample_document, tmp_path):
+    binary = tmp_path / "photo.txt"
+    binary.write_bytes(bytes(range(256)) * 8)
+    assert main(["plan", str(sample_document), str(binary), "--n-ctx", "2048", "--json", "--date", "2026-11-27"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    text = sample_document.read_text(encoding="utf-8")
+    assert out["document_chars"] == len(text) and out["document_tokens"] > len(text) / 6
+    budget = out["budget"]
+    assert set(budget) >= {"static_prompt_tokens", "summary_in_cap", "summary_out_cap", "chunk_budget", "margin"}
+    assert budget["static_prompt_tokens"] + budget["summary_in_cap"] + budget["chunk_budget"] + \
+        budget["summary_out_cap"] + budget["margin"] <= 2048
+    chunks = out["chunks"]
+    assert out["rounds"] == len(chunks) >= 10
+    assert [c["index"] for c in chunks] == list(range(len(chunks)))
+    assert chunks[0]["start_char"] == 0 and chunks[-1]["end_char"] == len(text)
+    assert all(a["end_char"] == b["start_char"] for a, b in zip(chunks, chunks[1:]))
+    assert all(c["tokens"] <= budget["chunk_budget"] and c["boundary"] for c in chunks)
+    assert out["estimate"]["evaluated_tokens"] < out["estimate"]["prompt_tokens"]   # static prefix reused
+    assert out["estimate"]["seconds"] is None          # no speed measured in this fresh home
+    assert out["verdict"] == "fits" and out["weights_bytes"] > 0                   # the memory plan is there too
+    assert [u["file"] for u in out["unreadable"]] == [str(binary)]
+    assert "photo.txt looks like a binary file" in captured.err
+
+
+def test_plan_human_readable_with_files_and_measured_speed(capsys, sample_document):
+    assert main(["plan", str(sample_document), "--n-ctx", "2048", "--measure"]) == 0
+    out = capsys.readouterr().out
+    assert "measured speed: prompt" in out
+    assert "Budget of each round (n_ctx 2,048): prompt" in out
+    assert "Time: about" in out          # the speed just measured is used for the estimate
+
+
+def test_plan_too_small_context_says_what_works(capsys, sample_document):
+    assert main(["plan", str(sample_document), "--n-ctx", "768"]) == 2
+    err = capsys.readouterr().err
+    assert "A context of 768 tokens leaves" in err and "Use a context of 1,280 tokens or more" in err
+
+
+def test_plan_per_file_and_nothing_readable(capsys, tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\nAlpha.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# B\n\nBeta.\n", encoding="utf-8")
+    assert main(["plan", str(tmp_path), "--n-ctx", "2048", "--per-file", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [d["name"] for d in out["documents"]] == ["a.md", "b.md"] and out["rounds"] == 2
+    (tmp_path / "a.md").write_bytes(b"")
+    (tmp_path / "b.md").write_bytes(b"\x00\x01\x02" * 100)
+    assert main(["plan", str(tmp_path / "a.md"), str(tmp_path / "b.md")]) == 2
+    err = capsys.readouterr().err
+    assert "a.md is empty" in err and "b.md looks like a binary file" in err and "None of the given files" in err

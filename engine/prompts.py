@@ -1,0 +1,134 @@
+"""Rule presets and the round layout (the seed's, re-injected every round).
+
+User message of every rolling round, in this order so the static part comes first and stays
+byte-identical across rounds (llama.cpp's prefix reuse then skips it after round one):
+
+    [Mandatory rules for this round] ... [End of rules. Data for this round follows]
+    Archive date: {date}
+    ---
+    Existing summary:
+    {summary}
+    ---
+    {content label}:
+    {chunk}
+
+Presets live in resources/presets/*.json; the rules text is editable and replaces the preset's.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from importlib import resources as importlib_resources
+from pathlib import Path
+
+from engine.errors import BadInput
+
+RULES_OPEN = "[Mandatory rules for this round]"
+RULES_CLOSE = "[End of rules. Data for this round follows]"
+SUMMARY_LABEL = "Existing summary:"
+EMPTY_SUMMARY = "(empty: this is the first round)"
+DEFAULT_PRESET = "conversation-archive"
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    description: str
+    system: str
+    rules: str                 # one rule per line, as shown to and edited by the user
+    content_label: str
+
+
+def _preset_dir():
+    return importlib_resources.files("resources") / "presets"
+
+
+def list_presets() -> list[Preset]:
+    return sorted((_parse(p.read_text(encoding="utf-8"), p.name) for p in _preset_dir().iterdir()
+                   if p.name.endswith(".json")), key=lambda p: (p.name != DEFAULT_PRESET, p.title))
+
+
+def load_preset(name_or_path: str) -> Preset:
+    path = Path(name_or_path)
+    if path.suffix == ".json" and path.is_file():
+        return _parse(path.read_text(encoding="utf-8"), path.name)
+    for preset in list_presets():
+        if preset.name == name_or_path:
+            return preset
+    names = ", ".join(p.name for p in list_presets())
+    raise BadInput(f"No preset named {name_or_path!r}. Presets: {names} (or a path to a preset .json file).")
+
+
+def _parse(text: str, source: str) -> Preset:
+    try:
+        data = json.loads(text)
+        return Preset(name=data["name"], title=data.get("title", data["name"]), description=data.get("description", ""),
+                      system=data["system"], rules="\n".join(data["rules"]),
+                      content_label=data.get("content_label", "New content for this round"))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
+
+
+def language_line(language: str | None) -> str:
+    if not language:
+        return "Write the summary in the same language as the content."
+    return f"Write the summary in {language}."
+
+
+@dataclass(frozen=True)
+class RoundLayout:
+    """Everything that is the same in every round of one run: the static part of the prompt."""
+    preset: Preset
+    date: str
+    language: str | None = None
+
+    def with_rules(self, rules: str) -> "RoundLayout":
+        return replace(self, preset=replace(self.preset, rules=rules))
+
+    def _rules_block(self) -> str:
+        return "\n".join([RULES_OPEN, self.preset.rules.strip(), language_line(self.language),
+                          "Output only the complete updated summary.", RULES_CLOSE])
+
+    def rolling_messages(self, summary: str, chunk: str) -> list[dict]:
+        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n"
+                f"{summary.strip() or EMPTY_SUMMARY}\n---\n{self.preset.content_label}:\n{chunk}")
+        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+    def map_messages(self, chunk: str) -> list[dict]:
+        """Map step of map-reduce: one part on its own, same rules."""
+        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n{EMPTY_SUMMARY}\n---\n"
+                f"{self.preset.content_label}:\n{chunk}")
+        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+    def merge_messages(self, summaries: list[str]) -> list[dict]:
+        """Reduce step: partial summaries of consecutive parts merged into one, in order."""
+        parts = "\n---\n".join(f"Partial summary {i}:\n{s.strip()}" for i, s in enumerate(summaries, 1))
+        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\nMerge these partial summaries of "
+                f"consecutive parts into one summary. Keep every fact; merge repeated topics.\n{parts}")
+        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+    def compact_messages(self, summary: str, target_chars: int) -> list[dict]:
+        """Explicit compaction: the summary outgrew its budget and must be tightened, not lost."""
+        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\nThis summary has grown too long. Rewrite it "
+                f"more concisely, to about {target_chars} characters: keep every topic, decision, name, number, "
+                f"date and TODO; cut repetition and wording only.\n{SUMMARY_LABEL}\n{summary.strip()}")
+        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+
+class PromptRenderer:
+    """Renders a layout with a model's chat template and counts exactly what the model will see."""
+
+    def __init__(self, runtime) -> None:
+        self.runtime = runtime
+
+    def render(self, messages: list[dict]) -> str:
+        return self.runtime.render_chat(messages)
+
+    def count(self, prompt: str) -> int:
+        # Rendered prompts contain template tokens (<|im_start|>...): counted as the runtime sends them.
+        return len(self.runtime.tokenize(prompt, special=True))
+
+    def static_prompt_tokens(self, layout: RoundLayout) -> int:
+        """The round prompt with an empty summary and an empty chunk: template, system, rules, date, labels."""
+        return self.count(self.render(layout.rolling_messages("", "")))

@@ -1,0 +1,93 @@
+"""Measured speeds per model and thread count, so plans can estimate time from this machine's reality.
+
+Written after every real run and by ``precis plan --measure``; read by every plan. Stored as JSON
+in the data directory, replaced atomically; a damaged file is ignored (it only costs an estimate).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from engine.paths import data_dir
+
+
+@dataclass(frozen=True)
+class Speeds:
+    prompt_tokens_per_second: float
+    generate_tokens_per_second: float
+    measured_at: float = 0.0
+
+
+def _store() -> Path:
+    return data_dir() / "speeds.json"
+
+
+def speed_key(model_path: Path, n_threads: int | None) -> str:
+    try:
+        size = Path(model_path).stat().st_size
+    except OSError:
+        size = 0
+    return f"{Path(model_path).name}:{size}:threads={n_threads or 'auto'}"
+
+
+def _read() -> dict:
+    try:
+        data = json.loads(_store().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def known_speeds(model_path: Path, n_threads: int | None = None) -> Speeds | None:
+    entry = _read().get(speed_key(model_path, n_threads))
+    try:
+        return Speeds(**entry) if entry else None
+    except TypeError:
+        return None
+
+
+def record_speeds(model_path: Path, n_threads: int | None, prompt_tps: float, generate_tps: float) -> Speeds:
+    """Blend a new measurement into the stored one (recent runs weigh more; one odd run does not rule)."""
+    old = known_speeds(model_path, n_threads)
+    if old is not None:
+        prompt_tps = 0.5 * old.prompt_tokens_per_second + 0.5 * prompt_tps
+        generate_tps = 0.5 * old.generate_tokens_per_second + 0.5 * generate_tps
+    speeds = Speeds(round(prompt_tps, 2), round(generate_tps, 2), time.time())
+    data = _read()
+    data[speed_key(model_path, n_threads)] = asdict(speeds)
+    write_json_atomic(_store(), data)
+    return speeds
+
+
+def write_json_atomic(path: Path, data) -> None:
+    """Write to a temporary file beside ``path``, fsync, then rename: a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def measure_speeds(runtime, text: str, prompt_tokens: int = 512, generate_tokens: int = 32) -> Speeds:
+    """A short real call on a loaded runtime: ``prompt_tokens`` of ``text`` in, ``generate_tokens`` out."""
+    from engine.runtime import SamplingParams
+    prompt_tokens = max(16, min(prompt_tokens, runtime.n_ctx - generate_tokens - 8))
+    ids = runtime.tokenize(text)[:prompt_tokens]
+    prompt = runtime.detokenize(ids)
+    params = SamplingParams(max_tokens=generate_tokens, temperature=0.0)
+    for _ in runtime.stream(prompt, params):
+        pass
+    stats = runtime.last_call
+    prompt_tps = stats.evaluated_tokens / max(stats.prompt_seconds, 1e-6)
+    generate_tps = max(stats.generated_tokens - 1, 1) / max(stats.generate_seconds, 1e-6)
+    return record_speeds(runtime.path, runtime.settings.n_threads, prompt_tps, generate_tps)

@@ -1,0 +1,180 @@
+"""Every format Precis reads, every encoding it detects, and one clear error per unreadable file."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.bundle import bundle_documents, load_documents
+from engine.documents import load_document
+from engine.errors import UnreadableDocument
+from tests.document_builders import chatgpt_export, claude_code_session, minimal_pdf, word_document
+
+JAPANESE = "議長（石川良一君）：これより本日の会議を開きます。\n　予算は三千五百億円です。\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "shift_jis", "cp932", "euc_jp"])
+def test_japanese_in_every_common_encoding(tmp_path, encoding):
+    path = tmp_path / f"minutes-{encoding}.txt"
+    path.write_bytes((JAPANESE * 20).encode(encoding))
+    doc = load_document(path)
+    assert doc.text == JAPANESE * 20
+
+
+def test_western_legacy_encoding(tmp_path):
+    text = "Café résumé: the naïve façade cost 1 250 € — déjà vu.\n" * 10
+    path = tmp_path / "notes.txt"
+    path.write_bytes(text.encode("cp1252"))
+    assert load_document(path).text == text
+
+
+def test_windows_line_endings_become_newlines(tmp_path):
+    path = tmp_path / "a.log"
+    path.write_bytes(b"line one\r\nline two\r\n")
+    doc = load_document(path)
+    assert doc.text == "line one\nline two\n" and doc.kind == "log"
+
+
+def test_html_keeps_headings_and_paragraphs_and_drops_scripts(tmp_path):
+    path = tmp_path / "page.html"
+    path.write_text("<html><head><title>t</title><style>p{}</style></head><body><h1>Release 2.0</h1>"
+                    "<p>We shipped <b>dark mode</b>.</p><script>alert(1)</script><ul><li>one</li><li>two</li></ul>"
+                    "<h2>Known issues</h2><p>None&nbsp;yet.</p></body></html>", encoding="utf-8")
+    doc = load_document(path)
+    assert doc.kind == "html"
+    assert "# Release 2.0" in doc.text and "## Known issues" in doc.text
+    assert "We shipped dark mode." in doc.text and "alert" not in doc.text and "p{}" not in doc.text
+    assert "- one" in doc.text and "- two" in doc.text
+
+
+def test_pdf_pages_are_marked(tmp_path):
+    doc = load_document(minimal_pdf(tmp_path / "r.pdf", ["First page: revenue 12%", "Second page (risks)"]))
+    assert doc.kind == "pdf"
+    assert "--- page 1 ---\nFirst page: revenue 12%" in doc.text
+    assert "--- page 2 ---\nSecond page (risks)" in doc.text
+
+
+def test_pdf_without_text_layer_says_ocr(tmp_path):
+    path = minimal_pdf(tmp_path / "scan.pdf", [""])
+    with pytest.raises(UnreadableDocument, match="scan.pdf has no text layer.*OCR"):
+        load_document(path)
+
+
+def test_truncated_pdf_is_a_clear_error(tmp_path):
+    good = minimal_pdf(tmp_path / "good.pdf", ["hello"]).read_bytes()
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(good[:60])
+    with pytest.raises(UnreadableDocument, match="cut.pdf"):
+        load_document(path)
+
+
+def test_word_headings_lists_and_tables(tmp_path):
+    doc = load_document(word_document(tmp_path / "review.docx"))
+    assert doc.kind == "word"
+    assert doc.text.startswith("# Quarterly review\n\nRevenue grew 12% to EUR 4.2 million.\n\n## Decisions")
+    assert "- Hire two engineers by 2027-01-15." in doc.text
+    assert "Owner | Task\nPriya | Budget" in doc.text
+
+
+def test_damaged_word_file_and_old_doc(tmp_path):
+    bad = tmp_path / "broken.docx"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(UnreadableDocument, match="broken.docx is not a readable Word document"):
+        load_document(bad)
+    old = tmp_path / "old.doc"
+    old.write_bytes(b"\xd0\xcf\x11\xe0 old binary word")
+    with pytest.raises(UnreadableDocument, match="old.doc is an old Word .doc file"):
+        load_document(old)
+
+
+def test_claude_code_session_jsonl(tmp_path):
+    doc = load_document(claude_code_session(tmp_path / "session.jsonl"))
+    assert doc.kind == "chat log"
+    assert doc.text.splitlines()[0] == "[user 2026-11-27 08:41] The login page crashes on Safari."
+    assert "[assistant 2026-11-27 08:42] Let me read the handler." in doc.text
+    assert '[tool_call 2026-11-27 08:42] Read: {"file_path": "src/login.ts"}' in doc.text
+    assert "[tool_result 2026-11-27 08:42] export function login() {}" in doc.text
+    assert "private" not in doc.text
+
+
+def test_chatgpt_conversations_follow_the_current_branch(tmp_path):
+    doc = load_document(chatgpt_export(tmp_path / "conversations.json"))
+    assert doc.text.startswith("## Trip to Kyoto (2025-11-27 08:00)\n\n[user 2025-11-27 08:00] Plan three days")
+    assert "[assistant] Day 1: Fushimi Inari at 7:00." in doc.text
+    assert "[user] Budget is 60,000 yen." in doc.text
+    assert "abandoned" not in doc.text
+
+
+@pytest.mark.parametrize("payload", [
+    [{"role": "user", "content": "Summarize the Q3 call."}, {"role": "assistant", "content": [{"type": "text", "text": "Revenue rose."}]}],
+    {"messages": [{"role": "user", "content": "Summarize the Q3 call."}, {"role": "assistant", "content": "Revenue rose."}]},
+])
+def test_openai_style_messages(tmp_path, payload):
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    doc = load_document(path)
+    assert doc.text == "[user] Summarize the Q3 call.\n\n[assistant] Revenue rose.\n"
+
+
+def test_openai_jsonl_one_message_per_line(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n\n{"role": "assistant", "content": "hello"}\n', encoding="utf-8")
+    assert load_document(path).text == "[user] hi\n\n[assistant] hello\n"
+
+
+def test_unknown_json_and_broken_json_are_clear(tmp_path):
+    unknown = tmp_path / "config.json"
+    unknown.write_text('{"port": 8080}', encoding="utf-8")
+    with pytest.raises(UnreadableDocument, match="config.json is JSON but not a chat export"):
+        load_document(unknown)
+    broken = tmp_path / "cut.jsonl"
+    broken.write_text('{"role": "user", "content": "hi"}\n{"role": "assis', encoding="utf-8")
+    with pytest.raises(UnreadableDocument, match="cut.jsonl is not valid JSON.*line 2"):
+        load_document(broken)
+    empty_chat = tmp_path / "none.json"
+    empty_chat.write_text('{"messages": []}', encoding="utf-8")
+    with pytest.raises(UnreadableDocument, match="none.json is a chat export with no messages"):
+        load_document(empty_chat)
+
+
+def test_text_field_documents(tmp_path):
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps({"id": "x", "text": "A plain document."}), encoding="utf-8")
+    assert load_document(path).text == "A plain document."
+
+
+def test_binary_empty_and_missing_files_each_get_their_own_error(tmp_path):
+    (tmp_path / "blob.txt").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "empty.md").write_bytes(b"\n  \n")
+    (tmp_path / "fine.txt").write_text("Kept.\n", encoding="utf-8")
+    loaded = load_documents([tmp_path / "blob.txt", tmp_path / "empty.md", tmp_path / "fine.txt",
+                             tmp_path / "missing.txt"])
+    assert [d.name for d in loaded.documents] == ["fine.txt"]
+    errors = {p.name: e for p, e in loaded.errors}
+    assert "blob.txt looks like a binary file" in errors["blob.txt"]
+    assert "empty.md is empty" in errors["empty.md"]
+    assert errors["missing.txt"].startswith("missing.txt could not be read")
+
+
+def test_a_folder_expands_to_its_documents_in_name_order(tmp_path):
+    (tmp_path / "b.md").write_text("B\n", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("A\n", encoding="utf-8")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    (tmp_path / ".hidden.txt").write_text("no\n", encoding="utf-8")
+    assert [d.name for d in load_documents([tmp_path]).documents] == ["a.txt", "b.md"]
+
+
+def test_bundle_separates_files_and_maps_offsets_back(tmp_path):
+    (tmp_path / "one.txt").write_text("first file", encoding="utf-8")
+    (tmp_path / "two.md").write_text("# second\n", encoding="utf-8")
+    docs = load_documents([tmp_path / "one.txt", tmp_path / "two.md"]).documents
+    bundle = bundle_documents(docs)
+    assert bundle.text.startswith("===== one.txt · text · ")
+    assert "=====\nfirst file\n\n===== two.md · markdown · " in bundle.text
+    assert bundle.text.endswith("=====\n# second\n")
+    second = bundle.parts[1]
+    assert bundle.text[second.start_char:second.end_char] == "# second\n"
+    assert bundle.locate(second.start_char + 2) == ("two.md", 2)
+    assert bundle.locate(bundle.parts[0].start_char + 6) == ("one.txt", 6)
+    single = bundle_documents(docs[:1])
+    assert single.text == "first file"
