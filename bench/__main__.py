@@ -5,14 +5,15 @@ import json
 import platform
 from pathlib import Path
 
-from bench import chunk_plan, gguf_header, memory_plan
+from bench import chunk_plan, gguf_header, memory_plan, rolling_overhead
 
 
 def main() -> None:
     results = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version()},
                "gguf_header": gguf_header.run(),
                "memory_plan": memory_plan.run(memory_plan.default_models()),
-               "chunk_plan": chunk_plan.run()}
+               "chunk_plan": chunk_plan.run(),
+               "rolling_overhead": rolling_overhead.run()}
     out = Path(__file__).parent / "results" / "latest.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

@@ -31,6 +31,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”」』)]*\s+|(?<=[。！�
 # A cut is only placed this far into the token window or later, unless nothing better exists:
 # packing chunks well means fewer rounds and less re-reading of the summary.
 MIN_FILL = 0.6
+# A line or sentence up to this share of the budget stays whole (a long sentence is one segment);
+# only longer runs are cut, at sentence ends, then by tokens. The rest is slack for BPE seams.
+SEGMENT_SHARE = 0.9
 
 
 class Tokenizer(Protocol):
@@ -186,12 +189,14 @@ def _common_prefix_len(text: str, pos: int, end: int, piece: str) -> int:
     return n
 
 
-def _pack(segments: list[_Segment], budget: int, exact: Callable[[int, int], int]) -> list[tuple[int, int, int]]:
+def _pack(segments: list[_Segment], budget: int, exact: Callable[[int, int], int],
+          split: Callable[[_Segment], list[_Segment]]) -> list[tuple[int, int, int]]:
     """Greedy packing over segment indexes: (lo, hi, exact tokens) with segments [lo, hi) <= budget.
 
     Segment counts are summed to find the window, then the chunk is counted exactly; BPE merges
     across segment seams can make the whole longer than its parts, so the cut moves back to the
-    next best seam until the exact count fits (one segment alone always fits: it is <= budget / 2).
+    next best seam until the exact count fits. A single segment (at most SEGMENT_SHARE of the
+    budget) that still counts over it on its own is split by tokens in place (``segments`` changes).
     """
     ranges = []
     i = 0
@@ -207,6 +212,9 @@ def _pack(segments: list[_Segment], budget: int, exact: Callable[[int, int], int
         while n > budget and j > i + 1:
             j = _best_cut(segments, i, j - 1, budget)
             n = exact(i, j)
+        if n > budget:
+            segments[i:i + 1] = split(segments[i])
+            continue
         ranges.append((i, j, n))
         i = j
     return ranges
@@ -253,13 +261,19 @@ def chunk_and_count(text: str, tok: Tokenizer, chunk_budget: int, overlap_tokens
 
 def _chunk_spans(text: str, tok: Tokenizer, budget: int, overlap: int, counter: _SpanCounter):
     own_budget = budget - overlap
-    segments = _segments(text, max(8, own_budget // 2), counter)
+    segments = _segments(text, max(8, int(own_budget * SEGMENT_SHARE)), counter)
+
+    def split(seg: _Segment) -> list[_Segment]:
+        half = max(8, own_budget // 2)
+        if counter.starts is not None:
+            return _split_at_token_starts(seg.start, seg.end, seg.seam, half, counter)
+        return _split_by_tokens(text, seg.start, seg.end, seg.seam, half, tok)
 
     def exact(lo: int, hi: int) -> int:
         return tok.count_tokens(text[segments[lo].start:segments[hi - 1].end])
 
     spans = []
-    for lo, hi, n in _pack(segments, own_budget, exact):
+    for lo, hi, n in _pack(segments, own_budget, exact, split):
         seam = segments[hi].seam if hi < len(segments) else HEADING
         start, end, sent_from = segments[lo].start, segments[hi - 1].end, segments[lo].start
         if overlap and lo > 0:

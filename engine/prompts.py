@@ -38,6 +38,7 @@ class Preset:
     system: str
     rules: str                 # one rule per line, as shown to and edited by the user
     content_label: str
+    skip_noise: bool = False   # chunks that are only logs/tool calls keep the summary without a model call (R1)
 
 
 def _preset_dir():
@@ -65,7 +66,8 @@ def _parse(text: str, source: str) -> Preset:
         data = json.loads(text)
         return Preset(name=data["name"], title=data.get("title", data["name"]), description=data.get("description", ""),
                       system=data["system"], rules="\n".join(data["rules"]),
-                      content_label=data.get("content_label", "New content for this round"))
+                      content_label=data.get("content_label", "New content for this round"),
+                      skip_noise=bool(data.get("skip_noise", False)))
     except (ValueError, KeyError, TypeError) as exc:
         raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
 
@@ -90,30 +92,66 @@ class RoundLayout:
         return "\n".join([RULES_OPEN, self.preset.rules.strip(), language_line(self.language),
                           "Output only the complete updated summary.", RULES_CLOSE])
 
-    def rolling_messages(self, summary: str, chunk: str) -> list[dict]:
+    def rolling_messages(self, summary: str, chunk: str, reminder: str = "") -> list[dict]:
         user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n"
-                f"{summary.strip() or EMPTY_SUMMARY}\n---\n{self.preset.content_label}:\n{chunk}")
+                f"{summary.strip() or EMPTY_SUMMARY}\n---\n{self.preset.content_label}:\n{chunk}"
+                + _after_data(reminder))
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
 
-    def map_messages(self, chunk: str) -> list[dict]:
-        """Map step of map-reduce: one part on its own, same rules."""
+    def map_messages(self, chunk: str, reminder: str = "") -> list[dict]:
+        """Map step of map-reduce (and stuff): one part on its own, same rules."""
         user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n{EMPTY_SUMMARY}\n---\n"
-                f"{self.preset.content_label}:\n{chunk}")
+                f"{self.preset.content_label}:\n{chunk}" + _after_data(reminder))
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
 
-    def merge_messages(self, summaries: list[str]) -> list[dict]:
+    def merge_messages(self, summaries: list[str], reminder: str = "") -> list[dict]:
         """Reduce step: partial summaries of consecutive parts merged into one, in order."""
         parts = "\n---\n".join(f"Partial summary {i}:\n{s.strip()}" for i, s in enumerate(summaries, 1))
         user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\nMerge these partial summaries of "
-                f"consecutive parts into one summary. Keep every fact; merge repeated topics.\n{parts}")
+                f"consecutive parts into one summary. Keep every fact; merge repeated topics.\n{parts}"
+                + _after_data(reminder))
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
 
-    def compact_messages(self, summary: str, target_chars: int) -> list[dict]:
-        """Explicit compaction: the summary outgrew its budget and must be tightened, not lost."""
-        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\nThis summary has grown too long. Rewrite it "
-                f"more concisely, to about {target_chars} characters: keep every topic, decision, name, number, "
-                f"date and TODO; cut repetition and wording only.\n{SUMMARY_LABEL}\n{summary.strip()}")
+    def compact_messages(self, summary: str, target_chars: int, reminder: str = "") -> list[dict]:
+        """Explicit compaction: the summary outgrew its budget and must be tightened, not lost. Same
+        prefix as a round (rules, date, summary label), so the static part is reused from the cache."""
+        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n{summary.strip()}\n---\n"
+                f"{COMPACTION_REQUEST.format(target_chars=target_chars)}" + _after_data(reminder))
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+
+COMPACTION_REQUEST = ("This round has no new content: the summary above has grown too long. Rewrite it more concisely, "
+                      "to about {target_chars} characters: keep every topic, decision, name, number, date and TODO; "
+                      "cut repetition and wording only.")
+
+
+def _after_data(reminder: str) -> str:
+    # After the data, so a retry reuses the cached static prefix, summary and chunk.
+    return f"\n---\n{reminder}" if reminder else ""
+
+
+def retry_reminder(flags: list[str], previous: str, max_tokens: int) -> str:
+    """Appended after the data (so the static prefix, summary and chunk are still reused from cache)."""
+    parts = ["Reminder: reply with the complete updated summary only."]
+    if previous:
+        parts.append(f"Keep everything in the existing summary ({len(previous):,} characters) and add what the new "
+                     "content adds; never shorten or drop earlier topics.")
+    if "truncated" in flags:
+        parts.append(f"Be concise: the whole summary must fit in about {int(max_tokens * 3):,} characters.")
+    if "copied_chunk" in flags:
+        parts.append("Summarize the new content in your own words; do not copy it.")
+    if "echoed_prompt" in flags:
+        parts.append("Do not repeat these instructions or the labels.")
+    if "repetition" in flags:
+        parts.append("Do not repeat any sentence.")
+    if "meta" in flags:
+        parts.append("Do not comment on the task.")
+    return " ".join(parts)
+
+
+# The longest reminder a retry can append: the budget reserves room for it in every round.
+WORST_REMINDER = retry_reminder(["truncated", "copied_chunk", "echoed_prompt", "repetition", "meta"],
+                                "x" * 9_999_999, 99_999)
 
 
 class PromptRenderer:
@@ -130,5 +168,6 @@ class PromptRenderer:
         return len(self.runtime.tokenize(prompt, special=True))
 
     def static_prompt_tokens(self, layout: RoundLayout) -> int:
-        """The round prompt with an empty summary and an empty chunk: template, system, rules, date, labels."""
-        return self.count(self.render(layout.rolling_messages("", "")))
+        """The round prompt with an empty summary and an empty chunk: template, system, rules, date, labels,
+        and room for the longest reminder a retry appends after the data."""
+        return self.count(self.render(layout.rolling_messages("", "", WORST_REMINDER)))

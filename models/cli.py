@@ -21,6 +21,7 @@ from engine.run_plan import RunPlan, estimate_run, make_budget, plan_documents
 from engine.speed_log import known_speeds
 from engine.memory_plan import MIB, available_ram_bytes, plan_memory
 from engine.runtime_settings import KV_TYPES, RuntimeSettings
+from models import summarize_command
 from models.bundled import display_name, resolve_model_path
 from models.gguf_facts import read_model_facts
 from models.gguf_header import GGUFError
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also load the model: show what llama.cpp really allocated, and measure its speed")
     plan.add_argument("--json", action="store_true")
     add_document_options(plan)
+    summarize_command.add_parser(sub, add_document_options)
+    runs = sub.add_parser("runs", help="list saved runs (unfinished ones can be resumed)")
+    runs.add_argument("--json", action="store_true")
     return p
 
 
@@ -73,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
             return _inspect(args)
         if args.command == "plan":
             return _plan(args)
+        if args.command == "summarize":
+            return summarize_command.run(args)
+        if args.command == "runs":
+            return _runs(args)
     except GGUFError as exc:
         print(f"precis: {exc}", file=sys.stderr)
         return EXIT_MODEL
@@ -233,6 +241,21 @@ def _duration(seconds: float) -> str:
 def sample_document_text() -> str:
     from importlib import resources as importlib_resources
     return (importlib_resources.files("resources") / "sample_day.txt").read_text(encoding="utf-8")
+
+
+def _runs(args) -> int:
+    from engine.checkpoints import list_runs
+    runs = list_runs()
+    if args.json:
+        print(json.dumps([{"run_id": r.run_id, "status": r.status, "rounds": len(r.rounds), "files": r.files,
+                           "directory": str(r.directory), "message": r.message} for r in runs], indent=2))
+        return EXIT_OK
+    if not runs:
+        print("No saved runs.")
+    for r in runs:
+        print(f"{r.run_id}  {r.status:<9} {len(r.rounds):>4} rounds  {', '.join(Path(f).name for f in r.files)}"
+              + ("  (resume: precis summarize --resume " + r.run_id + ")" if r.status != "finished" else ""))
+    return EXIT_OK
 
 
 def render_memory_plan(facts, plan) -> str:

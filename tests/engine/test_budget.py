@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.budget import MIN_CHUNK_TOKENS, ContextTooSmall, plan_budget
 from engine.errors import BadInput
-from engine.prompts import PromptRenderer, RoundLayout, list_presets, load_preset
+from engine.prompts import WORST_REMINDER, PromptRenderer, RoundLayout, list_presets, load_preset
 from engine.run_plan import make_budget, plan_documents
 from engine.runtime import LlamaRuntime
 from engine.runtime_settings import RuntimeSettings
@@ -83,7 +83,7 @@ def _assert_every_round_fits(tokenizer, layout, budget, text):
     for c in doc.chunks:
         chunk_text = text[c.sent_start_char:c.end_char]
         assert c.tokens == tokenizer.count_tokens(chunk_text) <= budget.chunk_budget
-        prompt = renderer.render(layout.rolling_messages(summary, chunk_text))
+        prompt = renderer.render(layout.rolling_messages(summary, chunk_text, WORST_REMINDER))  # a retry
         assert renderer.count(prompt) + budget.summary_out_cap <= budget.n_ctx
 
 

@@ -1,0 +1,143 @@
+"""What a run says while it runs: typed events, produced by the strategies and consumed alike by
+the window, the command line (progress bar or --json-events) and the tests."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction".
+# Flags a round can carry (engine.collapse_guard): "shrank", "meta", "empty", "truncated", "repetition",
+# "copied_chunk", "echoed_prompt", "dropped_facts"; and outcomes "repaired", "kept_previous", "noise_skipped".
+
+
+@dataclass
+class RoundRecord:
+    """Everything measured about one finished round; a row of run.json and of the window's round list."""
+    index: int                      # position in the run (0-based), compaction rounds included
+    kind: str
+    document: str
+    chunk_index: int                # -1 for compaction / merge rounds
+    chunk_start_char: int
+    chunk_end_char: int
+    chunk_tokens: int
+    summary_in_chars: int
+    summary_in_tokens: int
+    summary_chars: int              # the summary this round leaves behind
+    summary_tokens: int
+    prompt_tokens: int
+    prompt_evaluated: int
+    prompt_reused: int
+    generated_tokens: int
+    seconds: float
+    prompt_seconds: float = 0.0
+    attempts: int = 1
+    first_call_reused: int = -1     # prompt tokens the first call took from the cache (-1: no model call)
+    flags: list[str] = field(default_factory=list)
+    stopped_by: str = ""
+    summary: str = ""               # the summary text after this round
+    summary_in: str = ""            # the summary it received
+    reply: str = ""                 # the model's last raw reply (differs from summary when repaired)
+
+    @property
+    def collapsed(self) -> bool:
+        return any(f in COLLAPSE_FLAGS for f in self.flags)
+
+    def as_dict(self, with_texts: bool = True) -> dict:
+        d = asdict(self)
+        if not with_texts:
+            for key in ("summary", "summary_in", "reply"):
+                d.pop(key)
+        return d
+
+
+COLLAPSE_FLAGS = ("shrank", "meta", "empty", "truncated", "repetition", "copied_chunk", "echoed_prompt",
+                  "dropped_facts")
+
+
+@dataclass
+class RunPlanned:
+    run_id: str
+    run_dir: str
+    strategy: str
+    rounds: int                     # planned rounds (retries and compactions come on top)
+    chunk_tokens: list[int]
+    budget: dict
+    resumed_from: int = 0           # finished rounds taken over from a checkpoint
+
+
+@dataclass
+class RoundStarted:
+    index: int
+    kind: str
+    chunk_index: int
+    total: int
+    chunk_tokens: int
+    summary_in_chars: int
+    chunk_text: str = ""
+    summary_in: str = ""
+    attempt: int = 1
+
+
+@dataclass
+class TokensGenerated:
+    """Throttled: at most every few tenths of a second, with the reply so far."""
+    index: int
+    text: str
+    generated_tokens: int
+    tokens_per_second: float
+
+
+@dataclass
+class RoundFinished:
+    record: RoundRecord
+
+
+@dataclass
+class CollapseDetected:
+    index: int
+    flags: list[str]
+    previous_chars: int
+    reply_chars: int
+    attempt: int
+    detail: str
+
+
+@dataclass
+class RoundRepaired:
+    index: int
+    how: str                        # "retry" (a stricter retry passed) or "kept_previous" (+ salvaged facts)
+    summary_chars: int
+    detail: str = ""
+
+
+@dataclass
+class CompactionDone:
+    index: int
+    before_chars: int
+    after_chars: int
+    accepted: bool
+
+
+@dataclass
+class NoiseSkipped:
+    index: int
+    chunk_index: int
+    reason: str
+
+
+@dataclass
+class RunFinished:
+    outcome: str                    # "finished", "cancelled", "failed"
+    summaries: dict                 # document name -> final summary
+    message: str = ""
+    run_dir: str = ""
+
+
+def event_dict(event) -> dict:
+    """A JSON-ready dict with the event's type, for --json-events and logs."""
+    if isinstance(event, RoundFinished):
+        body = {"record": event.record.as_dict(with_texts=False)}
+    else:
+        body = asdict(event)
+        body.pop("chunk_text", None)
+        body.pop("summary_in", None)
+    return {"event": type(event).__name__, **body}

@@ -1,0 +1,77 @@
+"""Each failure mode the guard must catch, and the replies it must let through."""
+from __future__ import annotations
+
+from engine.collapse_guard import GuardSettings, check_reply, clean_reply, looping_tail
+from engine.fact_ledger import FactLedger, extract_facts
+from engine.noise import is_noise
+from engine.prompts import load_preset
+
+RULES = load_preset("conversation-archive").rules
+PREVIOUS = ("Postgres 16 migration: Priya Raman owns it; pg_upgrade --link in the window Saturday 2026-12-05 "
+            "02:00-04:00 UTC; rehearsal on staging by 2026-12-02. Budget EUR 41,200 approved. Daniel Osei checks "
+            "the refund export before Tuesday. Card updater enabled at about €32.50/month; churn flat, MRR +3.3%.")
+CHUNK = "[16:12] Mika: Webhook retries move to Postgres with SKIP LOCKED. About 61,000 deliveries a day."
+
+
+def flags(reply, previous=PREVIOUS, chunk=CHUNK, hit=False, **kw):
+    return check_reply(previous, reply, chunk, hit_max_tokens=hit, rules=RULES, settings=GuardSettings(**kw))[0]
+
+
+def test_a_real_update_passes():
+    assert flags(PREVIOUS + " Webhook retries move to Postgres (SKIP LOCKED), ~61,000 deliveries a day.") == []
+
+
+def test_collapse_like_the_seeds_round_5():
+    short = "The day covered a database migration and some billing topics."
+    assert set(flags(short)) >= {"shrank", "dropped_facts"}
+    assert len(short) / len(PREVIOUS) > 0.1 and "shrank" not in flags(short, shrink_ratio=0.1)   # configurable
+
+
+def test_meta_answers_empty_and_truncated():
+    assert "meta" in flags("The summary remains unchanged.")
+    assert "meta" in flags("There is no new information in this part.")
+    assert "meta" in flags("要約は変わりません。")
+    assert flags("   ") == ["empty"]
+    assert "truncated" in flags(PREVIOUS + " and then", hit=True)
+
+
+def test_repetition_echo_and_copy():
+    loop = PREVIOUS + "\n" + "\n".join(["- The migration is planned for Saturday night."] * 4)
+    assert "repetition" in flags(loop)
+    assert looping_tail("intro " + "we will go on and on and on, " * 12)
+    echoed = "[Mandatory rules for this round]\n" + RULES + "\n" + PREVIOUS
+    assert "echoed_prompt" in flags(echoed)
+    long_chunk = " ".join(f"Line {i}: the worker polls due rows with SKIP LOCKED and retries later." for i in range(30))
+    assert "copied_chunk" in flags(long_chunk[:1500], previous="", chunk=long_chunk)
+
+
+def test_preambles_and_fences_are_stripped_not_flagged():
+    assert clean_reply("Here is the updated summary:\n\n- one\n- two") == "- one\n- two"
+    assert clean_reply("```markdown\n# Title\ntext\n```") == "# Title\ntext"
+
+
+def test_noise_recognition():
+    logs = "\n".join(f"[11:05:0{i}] tool · http GET /api/v1/health -> 200 OK" for i in range(9))
+    assert is_noise("[11:05:00] agent started: nightly-sync v2.3.1\n" + logs + "\n[11:05:09] agent finished: ok")
+    assert not is_noise(logs + "\n[11:06] Mika: Let's move the migration to Sunday.\n" * 3)
+
+
+def test_fact_ledger_kept_changed_lost():
+    ledger = FactLedger()
+    ledger.add_chunk("Priya Raman approved EUR 41,200 on 2026-12-02. Revenue grew 12% to $4.2 million. "
+                     "TODO for Daniel: redeliver 1,180 events by Saturday.", 0)
+    kinds = {f.kind for f in ledger.facts}
+    assert kinds == {"name", "amount", "date", "todo"}
+    counts = ledger.check("Priya Raman approved EUR 41200 on 2026-12-02; revenue grew 15% to $4.2 million.")
+    status = {f.text: f.status for f in ledger.facts if f.kind != "todo"}
+    assert status["EUR 41,200"] == "kept" and status["2026-12-02"] == "kept" and status["Priya Raman"] == "kept"
+    assert status["12%"] == "changed"
+    assert status["1,180"] == "lost"
+    assert counts["kept"] >= 4 and counts["changed"] == 1 and counts["lost"] >= 1
+    assert [f.text for f in ledger.todos()] == ["Priya Raman approved EUR 41,200 on 2026-12-02. Revenue grew 12% to "
+                                                "$4.2 million. TODO for Daniel: redeliver 1,180 events by Saturday."]
+
+
+def test_japanese_facts():
+    kinds = {(f.kind, f.text) for f in extract_facts("議長（石川良一君）：令和二年二月二十六日、予算は三千五百億円です。")}
+    assert ("name", "石川良一") in kinds and ("date", "令和二年二月二十六日") in kinds and ("amount", "三千五百億円") in kinds

@@ -1,0 +1,141 @@
+"""A scripted stand-in for engine.runtime.LlamaRuntime: deterministic, instant, and honest about
+prefix reuse and max_tokens, so strategy logic can be tested fast. Never the only proof: the real
+model runs end to end in tests/engine/test_summarize_real.py and tests/gui/."""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import Cancelled, ContextOverflow
+from engine.noise import is_noise
+from engine.prompts import EMPTY_SUMMARY, SUMMARY_LABEL
+from engine.runtime import CallStats
+from engine.runtime_settings import RuntimeSettings
+
+_SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
+
+
+@dataclass
+class FakeCall:
+    number: int              # 0-based count of model calls
+    kind: str                # "round", "compaction", "map", "merge"
+    summary: str             # the existing summary the prompt carries ("" in the first round)
+    content: str             # the new content (or the text to compact / merge)
+    retry: bool              # the prompt carries a retry reminder
+    prompt: str
+
+
+def diligent(call: FakeCall) -> str:
+    """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part."""
+    if call.kind == "compaction":
+        return "\n".join(line[:60] for line in call.summary.splitlines())
+    if call.kind == "merge":
+        return "\n".join(call.content.split("\n\n"))
+    if call.kind == "round" and is_noise(call.content):
+        return call.summary
+    lines = [ln.strip() for ln in call.content.splitlines() if ln.strip()][:2]
+    return (call.summary + "\n" if call.summary else "") + "\n".join(f"- {ln[:120]}" for ln in lines)
+
+
+@dataclass
+class FakeRuntime:
+    script: object = diligent
+    n_ctx: int = 2048
+    token_delay_s: float = 0.0
+    path: Path | None = None
+    settings: RuntimeSettings = field(default_factory=lambda: RuntimeSettings(n_ctx=2048))
+    calls: list[FakeCall] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.last_call = CallStats()
+        self._cached: list[int] = []
+        self._vocab: dict[str, int] = {}
+        self._pieces: list[str] = []
+
+    # ----- tokens: one per 4 characters, template markers one each --------------------------
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        ids = []
+        parts = _SPECIAL.split(text) if special else [text]
+        for part in parts:
+            if special and _SPECIAL.fullmatch(part):
+                ids.append(self._id(part))
+                continue
+            ids.extend(self._id(part[i:i + 4]) for i in range(0, len(part), 4))
+        return ids
+
+    def _id(self, piece: str) -> int:
+        if piece not in self._vocab:
+            self._vocab[piece] = len(self._pieces)
+            self._pieces.append(piece)
+        return self._vocab[piece]
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def detokenize(self, ids) -> str:
+        return "".join(self._pieces[i] for i in ids)
+
+    def token_char_starts(self, text: str) -> list[int]:
+        return list(range(0, len(text), 4))
+
+    def render_chat(self, messages: list[dict]) -> str:
+        body = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+        return body + "<|im_start|>assistant\n"
+
+    def close(self) -> None:
+        pass
+
+    # ----- generation -------------------------------------------------------------------------
+    def stream(self, prompt: str, params, cancel=None):
+        tokens = self.tokenize(prompt, special=True)
+        if len(tokens) + params.max_tokens > self.n_ctx:
+            raise ContextOverflow(f"fake: {len(tokens)} + {params.max_tokens} > {self.n_ctx}")
+        reused = 0
+        for a, b in zip(self._cached, tokens):
+            if a != b:
+                break
+            reused += 1
+        reused = min(reused, len(tokens) - 1)
+        stats = self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reused,
+                                           evaluated_tokens=len(tokens) - reused)
+        call = _parse(prompt, len(self.calls))
+        self.calls.append(call)
+        reply = self.script(call)
+        ids = self.tokenize(reply)
+        self._cached = tokens
+        started = time.perf_counter()
+        for n, token in enumerate(ids, 1):
+            if cancel is not None and cancel.cancelled:
+                stats.stopped_by = "cancelled"
+                raise Cancelled("Stopped by the user.")
+            if self.token_delay_s:
+                time.sleep(self.token_delay_s)
+            stats.generated_tokens = n
+            self._cached = tokens + ids[:n]
+            yield self._pieces[token]
+            if n >= params.max_tokens:
+                stats.hit_max_tokens, stats.stopped_by = True, "max_tokens"
+                break
+        else:
+            stats.stopped_by = "eos"
+        stats.generate_seconds = time.perf_counter() - started
+
+
+def _parse(prompt: str, number: int) -> FakeCall:
+    user = prompt.split("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]
+    retry = "\n---\nReminder:" in user
+    if retry:
+        user = user[:user.index("\n---\nReminder:")]
+    if "the summary above has grown too long" in user:
+        summary = user.split(SUMMARY_LABEL + "\n", 1)[1].rsplit("\n---\nThis round has no new content", 1)[0]
+        return FakeCall(number, "compaction", summary, "", retry, prompt)
+    if "Merge these partial summaries" in user:
+        parts = re.split(r"\n---\nPartial summary \d+:\n|^Partial summary 1:\n", user.split("topics.\n", 1)[1])
+        return FakeCall(number, "merge", "", "\n\n".join(p for p in parts if p), retry, prompt)
+    after = user.split(SUMMARY_LABEL + "\n", 1)[1]
+    summary, rest = after.split("\n---\n", 1)
+    content = rest.split(":\n", 1)[1]
+    # A map call looks like a first rolling round: both carry the empty-summary placeholder.
+    return FakeCall(number, "round", "" if summary == EMPTY_SUMMARY else summary, content, retry, prompt)

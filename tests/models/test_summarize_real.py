@@ -1,0 +1,117 @@
+"""`precis summarize` end to end with the real bundled model (small inputs, n_ctx 2048)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.prompts import PromptRenderer, RoundLayout, load_preset
+from engine.runtime import LlamaRuntime
+from engine.runtime_settings import RuntimeSettings
+from models.cli import main
+from tests.conftest import CORPUS_DIR, REPO_ROOT
+
+pytestmark = pytest.mark.real_model
+
+
+def _check_run(out_dir, source_text, smollm2_path, events):
+    run = json.loads((out_dir / "2026-11-27-run.json").read_text(encoding="utf-8"))
+    assert run["outcome"] == "finished"
+    budget = run["budget"]
+    rounds = run["rounds"]
+    finished = [e["record"] for e in events if e["event"] == "RoundFinished"]
+    assert [r["summary_chars"] for r in finished] == run["curve"]["summary_chars"] == \
+        [r["summary_chars"] for r in rounds]
+    with LlamaRuntime.load(smollm2_path, RuntimeSettings(n_ctx=2048), vocab_only=True) as tok:
+        renderer = PromptRenderer(tok)
+        layout = RoundLayout(load_preset(run["preset"]), run["date"])
+        run_dir = next(e["run_dir"] for e in events if e["event"] == "RunPlanned")
+        saved = json.loads((Path(run_dir) / "state.json").read_text(encoding="utf-8"))
+        for r, full in zip(rounds, saved["rounds"]):
+            if r["attempts"] == 0:
+                continue
+            assert r["prompt_tokens"] <= r["attempts"] * (budget["n_ctx"] - budget["summary_out_cap"])
+            assert r["prompt_evaluated"] + r["prompt_reused"] == r["prompt_tokens"]
+            assert r["generated_tokens"] <= r["attempts"] * budget["summary_out_cap"]
+            assert 0 < r["prompt_seconds"] < r["seconds"]
+            if r["kind"] == "round" and r["attempts"] == 1:   # the prompt really was what the record says
+                chunk = source_text[r["chunk_start_char"]:r["chunk_end_char"]]
+                prompt = renderer.render(layout.rolling_messages(full["summary_in"], chunk))
+                assert renderer.count(prompt) == r["prompt_tokens"]
+            assert r["summary_chars"] == len(full["summary"])
+    assert run["prefix_reuse"]["static_prompt_evaluations"] == 1      # evaluated once per run, not per round
+    summary_md = (out_dir / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    assert saved["summaries"][next(iter(saved["summaries"]))].strip() in summary_md
+    assert (out_dir / "2026-11-27-todos.md").read_text(encoding="utf-8").startswith("# TODO — 2026-11-27")
+    return run
+
+
+def _summarize(args, capsys):
+    code = main(["summarize", *args, "--n-ctx", "2048", "--date", "2026-11-27", "--json-events"])
+    captured = capsys.readouterr()
+    events = [json.loads(line) for line in captured.out.splitlines() if line.strip()]
+    return code, events, captured.err
+
+
+def test_sample_document_end_to_end(tmp_path, capsys, smollm2_path, sample_document):
+    source = tmp_path / "day.txt"
+    text = sample_document.read_text(encoding="utf-8")[:7000]
+    source.write_text(text, encoding="utf-8")
+    code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    run = _check_run(tmp_path / "out", text, smollm2_path, events)
+    assert len(run["rounds"]) >= 3
+    assert run["facts"]["day.txt"]["kept"] + run["facts"]["day.txt"]["lost"] > 0
+
+
+@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=f"development corpus not found at {CORPUS_DIR}")
+def test_corpus_meeting_end_to_end(tmp_path, capsys, smollm2_path):
+    data = json.loads((CORPUS_DIR / "qmsum" / "val_ES2006c.json").read_text(encoding="utf-8"))
+    text = data["text"][:6000]
+    source = tmp_path / "meeting.txt"
+    source.write_text(text, encoding="utf-8")
+    code, events, err = _summarize([str(source), "--preset", "meeting-minutes", "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    _check_run(tmp_path / "out", text, smollm2_path, events)
+
+
+def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_document, precis_home):
+    source = tmp_path / "day.txt"
+    source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
+    env = {**os.environ, "PRECIS_HOME": str(precis_home)}
+    cmd = [sys.executable, "-m", "gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date", "2026-11-27",
+           "--out", str(tmp_path / "out"), "--json-events"]
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_id = None
+    for line in proc.stdout:
+        event = json.loads(line)
+        if event["event"] == "RunPlanned":
+            run_id = event["run_id"]
+        if event["event"] == "RoundFinished":
+            proc.send_signal(signal.SIGINT)
+            break
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
+    assert state["status"] == "cancelled" and len(state["rounds"]) >= 1
+    kept = [r["summary"] for r in state["rounds"]]
+    partial = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    assert "> Partial: the run was cancelled" in partial
+
+    listed = subprocess.run([sys.executable, "-m", "gui.launcher", "runs"], cwd=REPO_ROOT, env=env,
+                            capture_output=True, text=True)
+    assert run_id in listed.stdout and "cancelled" in listed.stdout
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "gui.launcher", "summarize", "--resume", run_id], cwd=REPO_ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"resuming after {len(kept)}" in done.stderr
+    state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
+    assert state["status"] == "finished" and [r["summary"] for r in state["rounds"][:len(kept)]] == kept
+    assert time.monotonic() - started < 600

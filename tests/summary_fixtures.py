@@ -1,0 +1,39 @@
+"""A document and a plan for strategy tests with the scripted fake runtime (tests/fake_runtime.py)."""
+from __future__ import annotations
+
+from engine.prompts import RoundLayout, load_preset
+from engine.run_plan import RunPlan, make_budget, plan_documents
+from engine.summarizer import RunOptions, new_state, run_summary
+
+
+def conversation_day(sessions: int = 8, noise_sessions=(4,)) -> str:
+    """Sessions of about one chunk each (at n_ctx 2048 with the fake tokenizer); some are only tool logs."""
+    parts = []
+    for s in range(1, sessions + 1):
+        if s in noise_sessions:
+            lines = [f"=== Session {s} · 2026-11-27 1{s}:00 · automated: nightly-sync (no conversation) ==="]
+            lines += [f"[1{s}:00:{i:02d}] tool · bash: $ rsync -a /srv/export{i} /backup/ -> ok" for i in range(40)]
+        else:
+            lines = [f"=== Session {s} · 2026-11-27 1{s}:00 · topic {s} ==="]
+            for t in range(20):
+                who = "Mika" if t % 2 == 0 else "Orin"
+                lines.append(f"[1{s}:{t:02d}] {who}: In session {s}, point {t}: the budget for project P{s} is "
+                             f"EUR {s * 1000 + t},00 and Priya Raman signs it off by 2026-12-0{1 + t % 9}.")
+        parts.append("\n\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def make_plan(runtime, text: str, n_ctx: int = 2048, preset: str = "conversation-archive", **budget_overrides):
+    layout = RoundLayout(load_preset(preset), "2026-11-27")
+    budget = make_budget(runtime, layout, n_ctx, **budget_overrides)
+    return RunPlan(budget, layout, plan_documents(runtime, [("day.txt", text, ())], budget))
+
+
+def start(runtime, plan, options: RunOptions | None = None):
+    options = options or RunOptions()
+    state = new_state(plan, None, {"n_ctx": plan.budget.n_ctx}, options, ["day.txt"])
+    return state, options
+
+
+def run_all(runtime, plan, state, options, cancel=None):
+    return list(run_summary(runtime, plan, state, options, cancel))
