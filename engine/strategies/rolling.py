@@ -21,12 +21,15 @@ COMPACTION_FACT_SHARE = 0.7
 def run_rolling(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r["chunk_index"] for r in ctx.state.rounds if r["document"] == doc.name and r["kind"] == "round"}
     summary = ctx.state.summaries.get(doc.name, "")
+    rejected = None   # a summary the model failed to compact is not sent to compaction again
     for chunk in doc.chunks:
         if chunk.index in done:
             continue
         ctx.check_cancel()
-        if ctx.count(summary) > COMPACTION_THRESHOLD * ctx.budget.summary_out_cap:
-            summary = yield from _compact(ctx, doc, summary, total_rounds)
+        if summary != rejected and ctx.count(summary) > COMPACTION_THRESHOLD * ctx.budget.summary_out_cap:
+            compacted = yield from _compact(ctx, doc, summary, total_rounds)
+            rejected = summary if compacted == summary else None
+            summary = compacted
             ctx.check_cancel()
         source = doc.text[chunk.sent_start_char:chunk.end_char]
         index = ctx.next_index()

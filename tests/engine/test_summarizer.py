@@ -255,3 +255,20 @@ def test_killed_process_resumes_without_losing_a_finished_round(tmp_path, precis
     rt2, plan2, options2 = build(delay=0.0)
     state2, _ = start(rt2, plan2, options2)
     assert _finished(resumed).summaries == _finished(run_all(rt2, plan2, state2, options2)).summaries
+
+
+def test_a_rejected_compaction_is_not_retried_on_the_same_summary():
+    def stubborn(call):
+        if call.kind == "compaction":
+            return "Too short."                                   # rejected: drops nearly everything
+        if call.summary and len(call.summary) > 1300:
+            return call.summary                                   # the model stops adding (summary at the cap)
+        return diligent(call)
+    rt = FakeRuntime(script=stubborn)
+    plan = make_plan(rt, conversation_day(sessions=12, noise_sessions=()))
+    state, options = start(rt, plan)
+    records = _records(run_all(rt, plan, state, options))
+    compactions = [r for r in records if r.kind == "compaction"]
+    assert len(compactions) == 1 and "compaction_rejected" in compactions[0].flags
+    assert compactions[0].summary == compactions[0].summary_in          # the original was kept
+    assert [r.chunk_index for r in records if r.kind == "round"] == list(range(plan.rounds))

@@ -1,57 +1,263 @@
+"""The window with pytest-qt, offscreen: real drop events, the slider, runs with the scripted fake runtime."""
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLabel, QListWidget
+from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMessageBox, QPushButton, QSlider, QWidget
 
 import gui
-from gui.main_window import ERROR_ROLE
+from engine.errors import ModelLoadError
+from gui.document_panel import ERROR_ROLE
+from gui.run_worker import load_real_runtime
+from tests.fake_runtime import FakeRuntime, diligent
+from tests.summary_fixtures import conversation_day
+
+OBJECT_NAMES = ["documentList", "modelSelector", "contextSlider", "kvTypeSelector", "memoryBar", "planView",
+                "runButton", "stopButton", "lengthCurve", "roundInspector", "liveOutput", "summaryView"]
+
+
+def fake_factory(script=diligent, delay=0.0, calls=None):
+    def factory(path, settings, vocab_only=False):
+        if calls is not None and not vocab_only:
+            calls.append(path)
+        return FakeRuntime(script=script, n_ctx=settings.n_ctx, settings=settings, token_delay_s=delay)
+    return factory
 
 
 def _drop(window, paths: list[Path]) -> None:
     """Deliver a real drag-enter + drop with file URLs, as the OS would."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    pos = QPointF(window.width() / 2, window.height() / 2)
+    pos = QPoint(window.width() // 2, window.height() // 2)
     enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
-    drop = QDropEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, drop)
 
 
-def test_window_shows_the_default_model(qtbot):
-    window = gui.create_main_window()
-    qtbot.addWidget(window)
-    window.show()
-    label = window.findChild(QLabel, "modelSelector")
-    assert "SmolLM2 135M Instruct" in label.text()
-    assert "8,192" in label.text()  # its training context
+@pytest.fixture
+def make_window(qtbot):
+    windows = []
+
+    def make(**kwargs):
+        window = gui.create_main_window(**kwargs)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+    yield make
+    for w in windows:
+        w.shutdown()
 
 
-def test_dropping_files_lists_them_with_their_size(qtbot, tmp_path):
-    window = gui.create_main_window()
-    qtbot.addWidget(window)
+def _day_file(tmp_path, sessions=8, noise=(4,)) -> Path:
+    path = tmp_path / "day.txt"
+    path.write_text(conversation_day(sessions, noise), encoding="utf-8")
+    return path
+
+
+def _wait_plan(qtbot, window):
+    qtbot.waitUntil(lambda: window.plan is not None or bool(window.plan_error), timeout=20_000)
+
+
+def test_key_widgets_have_stable_names_and_the_default_model(make_window):
+    window = make_window(runtime_factory=fake_factory())
+    for name in OBJECT_NAMES:
+        assert window.findChild(QWidget, name) is not None, name
+    assert "SmolLM2 135M Instruct" in window.model_panel.facts_label.text()
+    assert "8,192" in window.model_panel.facts_label.text()
+
+
+def test_dropping_files_and_folders_fills_the_list(make_window, tmp_path):
+    window = make_window(runtime_factory=fake_factory())
     notes = tmp_path / "notes.md"
     notes.write_text("# Notes\n\nThe release moved to Friday.\n", encoding="utf-8")
     binary = tmp_path / "photo.png"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
-    _drop(window, [notes, binary])
-    items = window.findChild(QListWidget, "documentList")
-    assert items.count() == 2
-    assert items.item(0).text() == f"notes.md — {len(notes.read_text())} characters"
-    assert "binary" in items.item(1).data(ERROR_ROLE)  # shown inline, the good file is kept
-    assert [d.name for d in window.documents] == ["notes.md"]
-
-
-def test_dropping_a_folder_adds_its_files(qtbot, tmp_path):
-    window = gui.create_main_window()
-    qtbot.addWidget(window)
-    (tmp_path / "day").mkdir()
+    folder = tmp_path / "day"
+    folder.mkdir()
     for name in ("a.txt", "b.txt"):
-        (tmp_path / "day" / name).write_text(f"content of {name}\n", encoding="utf-8")
-    _drop(window, [tmp_path / "day"])
-    assert [d.name for d in window.documents] == ["a.txt", "b.txt"]
+        (folder / name).write_text(f"content of {name}\n", encoding="utf-8")
+    _drop(window, [notes, binary, folder])
+    items = window.findChild(QListWidget, "documentList")
+    assert items.count() == 4
+    assert items.item(0).text().startswith(f"notes.md — markdown, {len(notes.read_text())} characters, ~")
+    assert "binary" in items.item(1).data(ERROR_ROLE)   # shown inline; the good files are kept
+    assert [d.name for d in window.documents.documents()] == ["notes.md", "a.txt", "b.txt"]
+    items.item(0).setSelected(True)
+    window.documents.remove_selected()
+    assert [d.name for d in window.documents.documents()] == ["a.txt", "b.txt"]
+    moved = items.takeItem(2)                           # what a drag to the top does to the model
+    items.insertItem(0, moved)
+    assert [d.name for d in window.documents.documents()] == ["b.txt", "a.txt"]
+
+
+def test_slider_moves_memory_bar_and_plan_without_loading_the_model(make_window, qtbot, tmp_path):
+    loads = []
+    window = make_window(runtime_factory=fake_factory(calls=loads), tokenizer_factory=load_real_runtime)
+    window.add_documents([_day_file(tmp_path)])
+    slider = window.findChild(QSlider, "contextSlider")
+    slider.setValue(2048 // 256)
+    _wait_plan(qtbot, window)
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=20_000)
+    kv_before = dict(window.model_panel.memory_bar.segments())["KV cache"]
+    rounds_before = window.plan.rounds
+    text_before = window.findChild(QLabel, "planView").text()
+    slider.setValue(8192 // 256)
+    assert dict(window.model_panel.memory_bar.segments())["KV cache"] == 4 * kv_before    # instantly, no wait
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 8192, timeout=20_000)
+    assert window.plan.rounds < rounds_before
+    assert window.findChild(QLabel, "planView").text() != text_before
+    assert "context 8,192" in window.findChild(QLabel, "planView").text()
+    assert loads == []                                                 # no model was loaded
+
+
+def test_too_small_context_warns_with_the_fix(make_window, qtbot, tmp_path):
+    window = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
+    window.add_documents([_day_file(tmp_path)])
+    window.model_panel.set_n_ctx(768)
+    qtbot.waitUntil(lambda: "Use a context of" in window.plan_view.text(), timeout=10_000)
+    assert not window.findChild(QPushButton, "runButton").isEnabled()
+
+
+def _collapse_at(round_number):
+    seen = {"n": 0}
+
+    def script(call):
+        if call.kind == "round" and not call.retry:
+            seen["n"] += 1
+        if seen["n"] == round_number and not call.retry:
+            return "The summary remains unchanged."
+        return diligent(call)
+    return script
+
+
+def test_run_puts_a_point_per_round_marks_the_collapse_and_inspects_it(make_window, qtbot, tmp_path):
+    factory = fake_factory(script=_collapse_at(3))
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    window.add_documents([_day_file(tmp_path, noise=())])
+    window.model_panel.set_n_ctx(2048)
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=10_000)
+    qtbot.mouseClick(window.findChild(QPushButton, "runButton"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.last_outcome == "finished", timeout=30_000)
+    curve = window.curve
+    assert curve.summary_series.count() == len(window.records) == window.plan.rounds
+    assert curve.marker_indexes("collapse") == [2]                      # round 3, in red
+    assert curve.marker_indexes("repaired") == [2]
+    window.inspect_round(2)
+    inspector = window.inspector
+    record = window.records[2]
+    assert inspector.chunk_view.toPlainText() == window.plan.documents[0].text[record.chunk_start_char:
+                                                                              record.chunk_end_char]
+    assert inspector.summary_in_view.toPlainText() == record.summary_in
+    assert inspector.summary_out_view.toPlainText().startswith(record.summary)
+    added, dropped = inspector.added_and_dropped()
+    assert added and not dropped
+    assert "repaired" in inspector.header.text() and "Round 3" in inspector.header.text()
+    assert "Session 1" in window.findChild(QWidget, "summaryView").toPlainText()
+    window.tokens_toggle.setChecked(True)
+    assert curve.summary_series.at(0).y() == window.records[0].summary_tokens
+    curve.export_png(tmp_path / "curve.png")
+    curve.export_csv(tmp_path / "curve.csv")
+    assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    with (tmp_path / "curve.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert len(rows) == len(window.records) + 1 and "repaired" in rows[3][-1]
+    paths = window.results.save_all(tmp_path / "out", window.state)
+    assert [p.name for p in paths] == [f"{window.rules.date.date().toString('yyyy-MM-dd')}-{n}"
+                                       for n in ("summary.md", "todos.md", "run.json")]
+
+
+def test_stop_ends_cancelled_and_keeps_finished_rounds_then_resume_offers(make_window, qtbot, tmp_path):
+    factory = fake_factory(delay=0.01)
+    window = make_window(runtime_factory=factory, tokenizer_factory=fake_factory())
+    window.add_documents([_day_file(tmp_path, noise=())])
+    window.model_panel.set_n_ctx(2048)
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=10_000)
+    window.start_run()
+    qtbot.waitUntil(lambda: len(window.records) >= 2, timeout=30_000)
+    qtbot.mouseClick(window.findChild(QPushButton, "stopButton"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.last_outcome != "", timeout=30_000)
+    assert window.last_outcome == "cancelled"
+    kept = len(window.records)
+    assert kept >= 2 and len(window.state.rounds) == kept and window.state.status == "cancelled"
+    assert "Stopped after" in window.status_line.text()
+    assert window.resume_banner.isVisible()                             # the unfinished run can be resumed
+    window.worker._factory = fake_factory()                             # no delay for the rest
+    qtbot.mouseClick(window.resume_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.last_outcome == "finished", timeout=30_000)
+    assert window.state.status == "finished" and len(window.state.rounds) == window.plan.rounds
+
+
+def test_unfinished_run_is_offered_at_start_up(make_window, qtbot, tmp_path):
+    first = make_window(runtime_factory=fake_factory(delay=0.01), tokenizer_factory=fake_factory())
+    first.add_documents([_day_file(tmp_path, noise=())])
+    qtbot.waitUntil(lambda: first.plan is not None, timeout=10_000)
+    first.start_run()
+    qtbot.waitUntil(lambda: len(first.records) >= 1, timeout=30_000)
+    first.close()                                                       # quit mid-run
+    second = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
+    assert second.resume_banner.isVisible() and "can be resumed" in second.resume_label.text()
+
+
+def test_worker_error_reaches_a_dialog(make_window, qtbot, tmp_path):
+    def broken(path, settings, vocab_only=False):
+        if vocab_only:
+            return FakeRuntime(n_ctx=settings.n_ctx)
+        raise ModelLoadError("Could not load model.gguf: tensor data is cut short. Download it again.")
+    window = make_window(runtime_factory=broken)
+    window.add_documents([_day_file(tmp_path)])
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=20_000)
+    window.start_run()
+    qtbot.waitUntil(lambda: window.last_outcome == "failed", timeout=10_000)
+    dialog = window.error_dialog
+    assert isinstance(dialog, QMessageBox) and dialog.isVisible()
+    assert "tensor data is cut short" in dialog.text()
+    assert window.findChild(QPushButton, "runButton").isEnabled()       # the app stays usable
+
+
+def test_crash_inside_the_engine_reaches_a_dialog_and_keeps_rounds(make_window, qtbot, tmp_path):
+    calls = {"n": 0}
+
+    def script(call):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("llama_decode failed")
+        return diligent(call)
+    factory = fake_factory(script=script)
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    window.add_documents([_day_file(tmp_path, noise=())])
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)
+    window.start_run()
+    qtbot.waitUntil(lambda: window.last_outcome == "failed", timeout=10_000)
+    assert "llama_decode failed" in window.error_dialog.text()
+    assert len(window.state.rounds) == 2 and window.state.status == "failed"
+
+
+def test_settings_and_recent_files_persist(make_window, qtbot, tmp_path):
+    first = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
+    doc = _day_file(tmp_path)
+    first.add_documents([doc])
+    first.model_panel.set_n_ctx(3072)
+    first.model_panel.set_kv_type("q8_0")
+    first.rules.set_preset("meeting-minutes")
+    first.close()
+    second = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
+    assert second.model_panel.n_ctx == 3072 and second.model_panel.kv_type == "q8_0"
+    assert second.rules.preset.currentData() == "meeting-minutes"
+    assert [a.text() for a in second.recent_menu.actions()] == [str(doc)]
+
+
+def test_a_corrupt_gguf_is_refused_and_the_model_kept(make_window, tmp_path):
+    window = make_window(runtime_factory=fake_factory())
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 10)
+    assert window.model_panel.select_model(bad) is False
+    assert window.error_dialog is not None and "broken.gguf" in window.error_dialog.text()
+    assert "SmolLM2" in window.model_panel.facts_label.text()

@@ -1,0 +1,86 @@
+"""The memory bar: weights, KV cache, compute buffer and runtime stacked against the RAM available."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from engine.memory_plan import MIB, SAFE_FRACTION
+
+COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "runtime": "#9d9d9d"}
+VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
+
+
+class MemoryBarWidget(QWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryBar")
+        self.setMinimumHeight(62)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.plan = None
+        self.measured = None
+
+    def set_plan(self, plan, measured=None) -> None:
+        self.plan = plan
+        self.measured = measured
+        self.setToolTip(self.describe())
+        self.update()
+
+    def segments(self) -> list[tuple[str, int]]:
+        """(name, bytes) of each stacked part, in drawing order."""
+        p = self.plan
+        if p is None:
+            return []
+        return [("weights", p.weights_bytes), ("KV cache", p.kv_bytes), ("compute", p.compute_bytes),
+                ("runtime", p.overhead_bytes + p.output_bytes)]
+
+    def describe(self) -> str:
+        p = self.plan
+        if p is None:
+            return ""
+        parts = ", ".join(f"{name} {size / MIB:,.0f} MiB" for name, size in self.segments())
+        text = (f"{parts}: {p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — "
+                f"{p.verdict}. Largest context that fits: {p.max_n_ctx:,} tokens.")
+        m = self.measured
+        if m is not None and m.kv_mib:
+            text += (f"\nAfter loading, llama.cpp allocated: weights {m.model_size_bytes / MIB:,.0f} MiB, KV "
+                     f"{m.kv_mib:,.1f} MiB, compute {m.compute_mib:,.1f} MiB (estimate: KV {p.kv_bytes / MIB:,.1f}, "
+                     f"compute {p.compute_bytes / MIB:,.1f}).")
+        return text
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        p = self.plan
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        bar = QRectF(1, 4, self.width() - 2, self.height() - 40)
+        painter.setPen(QPen(self.palette().mid().color()))
+        painter.drawRect(bar)
+        if p is None or p.available_bytes <= 0:
+            return
+        scale = bar.width() / max(p.available_bytes, p.total_bytes)
+        x = bar.left()
+        for name, size in self.segments():
+            w = size * scale
+            painter.fillRect(QRectF(x, bar.top() + 1, w, bar.height() - 1), QColor(COLORS[name]))
+            x += w
+        if self.measured is not None and self.measured.kv_mib:
+            m = self.measured
+            real = (m.model_size_bytes + (m.kv_mib + m.compute_mib + m.output_mib) * MIB + p.overhead_bytes) * scale
+            painter.setPen(QPen(QColor("#000000"), 2, Qt.PenStyle.DotLine))
+            painter.drawLine(int(bar.left() + real), int(bar.top()), int(bar.left() + real), int(bar.bottom()))
+        safe_x = bar.left() + p.available_bytes * SAFE_FRACTION * scale
+        painter.setPen(QPen(QColor("#555555"), 1, Qt.PenStyle.DashLine))
+        painter.drawLine(int(safe_x), int(bar.top()), int(safe_x), int(bar.bottom()))
+        # A legend with the numbers: next to gigabytes of free RAM the parts of a small model are slivers.
+        x = 0.0
+        for name, size in self.segments():
+            painter.fillRect(QRectF(x, bar.bottom() + 5, 10, 10), QColor(COLORS[name]))
+            painter.setPen(self.palette().text().color())
+            label = f"{name} {size / MIB:,.0f}"
+            painter.drawText(QRectF(x + 13, bar.bottom() + 1, 140, 18), Qt.AlignmentFlag.AlignLeft, label)
+            x += 20 + painter.fontMetrics().horizontalAdvance(label)
+        painter.drawText(QRectF(x, bar.bottom() + 1, 60, 18), Qt.AlignmentFlag.AlignLeft, "MiB")
+        painter.setPen(QColor(VERDICT_COLORS.get(p.verdict, "#000000")))
+        painter.drawText(QRectF(0, bar.bottom() + 19, self.width(), 18), Qt.AlignmentFlag.AlignLeft,
+                         f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — {p.verdict}; "
+                         f"largest context that fits {p.max_n_ctx:,}")

@@ -1,0 +1,150 @@
+"""Model and context: the model selector with its facts (header only, no weights), the context slider
+in steps of 256 up to the training context, the KV cache type, and the memory bar."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QSlider, QVBoxLayout,
+                               QWidget)
+
+from engine.memory_plan import available_ram_bytes, plan_memory
+from engine.paths import models_dir
+from engine.runtime_settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
+from gui.memory_bar import MemoryBarWidget
+from models.bundled import bundled_model_path, display_name
+from models.gguf_facts import read_model_facts
+from models.gguf_header import GGUFError
+
+OPEN_GGUF = "Open GGUF file…"
+MAX_SLIDER_CTX = 131072
+
+
+class ModelPanel(QWidget):
+    changed = Signal()          # model, context or KV type changed: memory and plan must follow
+    model_failed = Signal(str)
+
+    def __init__(self, extra_folders: list[str] | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.facts = None
+        self.model_path: Path | None = None
+        self.measured = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.selector = QComboBox(self)
+        self.selector.setObjectName("modelSelector")
+        self.selector.activated.connect(self._on_selector_activated)
+        layout.addWidget(self.selector)
+        self.facts_label = QLabel(self)
+        self.facts_label.setObjectName("modelFacts")
+        self.facts_label.setWordWrap(True)
+        layout.addWidget(self.facts_label)
+        form = QFormLayout()
+        row = QHBoxLayout()
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("contextSlider")
+        self.slider.setMinimum(1)
+        self.slider.valueChanged.connect(self._on_context_changed)
+        self.ctx_label = QLabel(self)
+        self.ctx_label.setMinimumWidth(110)
+        row.addWidget(self.slider, 1)
+        row.addWidget(self.ctx_label)
+        form.addRow("Context", row)
+        self.kv_selector = QComboBox(self)
+        self.kv_selector.setObjectName("kvTypeSelector")
+        for kv in KV_TYPES:
+            self.kv_selector.addItem({"f16": "f16 (exact)", "q8_0": "q8_0 (half the memory)",
+                                      "q4_0": "q4_0 (a quarter, lossy)"}[kv], kv)
+        self.kv_selector.currentIndexChanged.connect(lambda *_: self._update_memory())
+        form.addRow("KV cache", self.kv_selector)
+        layout.addLayout(form)
+        self.memory_bar = MemoryBarWidget(self)
+        layout.addWidget(self.memory_bar)
+        self._populate(extra_folders or [])
+
+    # ----- the model list ---------------------------------------------------------------------
+    def _populate(self, folders: list[str]) -> None:
+        self.selector.clear()
+        bundled = bundled_model_path()
+        self.selector.addItem("SmolLM2 135M Instruct (bundled)", str(bundled))
+        seen = {bundled.resolve()}
+        for folder in [models_dir(), *map(Path, folders)]:
+            for path in sorted(Path(folder).glob("*.gguf")) if Path(folder).is_dir() else []:
+                if path.resolve() not in seen:
+                    seen.add(path.resolve())
+                    self.selector.addItem(path.name, str(path))
+        self.selector.addItem(OPEN_GGUF, None)
+
+    def select_model(self, path: Path) -> bool:
+        """Show ``path``'s facts (header only). False, with the reason emitted, if it is not a usable GGUF."""
+        try:
+            facts = read_model_facts(path)
+        except (GGUFError, OSError) as exc:
+            self.model_failed.emit(str(exc))
+            self._sync_selector()
+            return False
+        self.facts, self.model_path, self.measured = facts, Path(path), None
+        index = self.selector.findData(str(path))
+        if index < 0:
+            self.selector.insertItem(self.selector.count() - 1, Path(path).name, str(path))
+            index = self.selector.findData(str(path))
+        self.selector.setCurrentIndex(index)
+        self.facts_label.setText(
+            f"{display_name(facts)} — {facts.architecture}, {facts.parameter_count / 1e6:,.0f}M parameters, "
+            f"{facts.quantization}, {facts.file_bytes / 2**20:,.0f} MiB, trained context {facts.n_ctx_train:,} tokens")
+        current = self.n_ctx
+        top = max(1, min(facts.n_ctx_train or MAX_SLIDER_CTX, MAX_SLIDER_CTX) // CTX_PAD_TOKENS)
+        self.slider.blockSignals(True)
+        self.slider.setMaximum(top)
+        self.slider.setValue(max(1, min(top, current // CTX_PAD_TOKENS if current else 16)))
+        self.slider.blockSignals(False)
+        self._on_context_changed()
+        return True
+
+    def _sync_selector(self) -> None:
+        index = self.selector.findData(str(self.model_path)) if self.model_path else 0
+        self.selector.setCurrentIndex(max(0, index))
+
+    def _on_selector_activated(self, index: int) -> None:
+        data = self.selector.itemData(index)
+        if data is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open a GGUF model", "", "GGUF models (*.gguf)")
+            if not path or not self.select_model(Path(path)):
+                self._sync_selector()
+            return
+        self.select_model(Path(data))
+
+    # ----- context and memory -----------------------------------------------------------------
+    @property
+    def n_ctx(self) -> int:
+        return self.slider.value() * CTX_PAD_TOKENS if self.facts else 0
+
+    def set_n_ctx(self, n_ctx: int) -> None:
+        self.slider.setValue(max(1, min(self.slider.maximum(), n_ctx // CTX_PAD_TOKENS)))
+
+    @property
+    def kv_type(self) -> str:
+        return self.kv_selector.currentData()
+
+    def set_kv_type(self, kv: str) -> None:
+        index = self.kv_selector.findData(kv)
+        if index >= 0:
+            self.kv_selector.setCurrentIndex(index)
+
+    def settings(self) -> RuntimeSettings:
+        return RuntimeSettings.for_kv_type(self.kv_type, n_ctx=self.n_ctx)
+
+    def _on_context_changed(self, *_args) -> None:
+        self.ctx_label.setText(f"{self.n_ctx:,} tokens")
+        self._update_memory()
+
+    def _update_memory(self) -> None:
+        if self.facts is None:
+            return
+        self.measured = None   # a new setting: what was allocated before no longer applies
+        self.memory_bar.set_plan(plan_memory(self.facts, self.settings(), available_ram_bytes()))
+        self.changed.emit()
+
+    def show_measured(self, allocation) -> None:
+        self.measured = allocation
+        self.memory_bar.set_plan(self.memory_bar.plan, allocation)
