@@ -5,7 +5,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import chunk_plan, gguf_header, gui_stalls, memory_plan, rolling_overhead
+from bench import chunk_plan, gguf_header, gui_stalls, memory_plan, model_library, rolling_overhead
 
 
 def main() -> None:
@@ -14,6 +14,7 @@ def main() -> None:
                "memory_plan": memory_plan.run(memory_plan.default_models()),
                "chunk_plan": chunk_plan.run(),
                "rolling_overhead": rolling_overhead.run(),
+               "model_library": model_library.run(),
                "gui_stalls": gui_stalls.run()}
     out = Path(__file__).parent / "results" / "latest.json"
     out.write_text(json.dumps(results, indent=2) + "\n")

@@ -20,6 +20,7 @@ from engine.paths import config_dir
 from engine.runtime import SamplingParams
 from engine.summarizer import RunOptions
 from gui.document_panel import DocumentPanel
+from gui.download_dialog import DownloadDialog
 from gui.length_curve import LengthCurveWidget
 from gui.model_panel import ModelPanel
 from gui.plan_text import plan_html
@@ -47,6 +48,7 @@ class MainWindow(QMainWindow):
         self.state = None
         self.last_outcome = ""
         self.error_dialog: QMessageBox | None = None
+        self.download_dialog: DownloadDialog | None = None
         self.running = False
         self._plan_sequence = 0
         self._run_started = 0.0
@@ -170,6 +172,7 @@ class MainWindow(QMainWindow):
         self.documents.changed.connect(self._schedule_plan)
         self.model_panel.changed.connect(self._schedule_plan)
         self.model_panel.model_failed.connect(lambda msg: self.show_error("This model cannot be used", msg))
+        self.model_panel.download_requested.connect(self.open_download_dialog)
         self.rules.changed.connect(self._schedule_plan)
         self._plan_timer = QTimer(self, singleShot=True, interval=PLAN_DEBOUNCE_MS)
         self._plan_timer.timeout.connect(self._request_plan)
@@ -187,6 +190,9 @@ class MainWindow(QMainWindow):
         save_action.triggered.connect(self._on_save_all_clicked)
         file_menu.addAction(save_action)
         file_menu.addSeparator()
+        download_action = QAction("&Download a model…", self)
+        download_action.triggered.connect(self.open_download_dialog)
+        file_menu.addAction(download_action)
         quit_action = QAction("&Quit", self, shortcut="Ctrl+Q")
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
@@ -488,6 +494,18 @@ class MainWindow(QMainWindow):
         box.setObjectName("errorDialog")
         self.error_dialog = box
         box.open()
+
+    def open_download_dialog(self) -> DownloadDialog:
+        if self.download_dialog is None:
+            self.download_dialog = DownloadDialog(self)
+            self.download_dialog.downloaded.connect(self._on_model_downloaded)
+        self.download_dialog.show()
+        self.download_dialog.raise_()
+        return self.download_dialog
+
+    def _on_model_downloaded(self, path: str) -> None:
+        self.model_panel.rescan()
+        self.model_panel.select_model(Path(path))
 
     def _on_save_all_clicked(self) -> None:
         if self.results.report is None or self.state is None:

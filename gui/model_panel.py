@@ -9,24 +9,27 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QWidget)
 
 from engine.memory_plan import available_ram_bytes, plan_memory
-from engine.paths import models_dir
 from engine.runtime_settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
 from gui.memory_bar import MemoryBarWidget
-from models.bundled import bundled_model_path, display_name
+from models.bundled import display_name
 from models.gguf_facts import read_model_facts
 from models.gguf_header import GGUFError
+from models.library import discover
 
 OPEN_GGUF = "Open GGUF file…"
+DOWNLOAD = "Download from the Hugging Face Hub…"
 MAX_SLIDER_CTX = 131072
 
 
 class ModelPanel(QWidget):
     changed = Signal()          # model, context or KV type changed: memory and plan must follow
     model_failed = Signal(str)
+    download_requested = Signal()
 
     def __init__(self, extra_folders: list[str] | None = None, parent=None) -> None:
         super().__init__(parent)
         self.facts = None
+        self.folders: list[str] = []
         self.model_path: Path | None = None
         self.measured = None
         layout = QVBoxLayout(self)
@@ -64,16 +67,25 @@ class ModelPanel(QWidget):
 
     # ----- the model list ---------------------------------------------------------------------
     def _populate(self, folders: list[str]) -> None:
+        """Every model discovery finds (headers only, cached), then Open… and Download…."""
+        self.folders = folders
+        current = self.model_path
+        self.selector.blockSignals(True)
         self.selector.clear()
-        bundled = bundled_model_path()
-        self.selector.addItem("SmolLM2 135M Instruct (bundled)", str(bundled))
-        seen = {bundled.resolve()}
-        for folder in [models_dir(), *map(Path, folders)]:
-            for path in sorted(Path(folder).glob("*.gguf")) if Path(folder).is_dir() else []:
-                if path.resolve() not in seen:
-                    seen.add(path.resolve())
-                    self.selector.addItem(path.name, str(path))
+        for m in discover(folders, n_ctx=self.n_ctx or 4096).models:
+            label = m.name if m.source in ("bundled",) else f"{m.name}  ({m.source}, {m.facts.quantization}, " \
+                f"{m.file_bytes / 2**30:,.1f} GiB)"
+            self.selector.addItem(label, str(m.path))
+            self.selector.setItemData(self.selector.count() - 1, f"{m.path}\nat {self.n_ctx or 4096:,} tokens: "
+                                      f"{m.verdict}", Qt.ItemDataRole.ToolTipRole)
         self.selector.addItem(OPEN_GGUF, None)
+        self.selector.addItem(DOWNLOAD, "download")
+        self.selector.blockSignals(False)
+        if current is not None:
+            self._sync_selector()
+
+    def rescan(self) -> None:
+        self._populate(self.folders)
 
     def select_model(self, path: Path) -> bool:
         """Show ``path``'s facts (header only). False, with the reason emitted, if it is not a usable GGUF."""
@@ -86,7 +98,7 @@ class ModelPanel(QWidget):
         self.facts, self.model_path, self.measured = facts, Path(path), None
         index = self.selector.findData(str(path))
         if index < 0:
-            self.selector.insertItem(self.selector.count() - 1, Path(path).name, str(path))
+            self.selector.insertItem(self.selector.count() - 2, Path(path).name, str(path))
             index = self.selector.findData(str(path))
         self.selector.setCurrentIndex(index)
         self.facts_label.setText(
@@ -107,6 +119,10 @@ class ModelPanel(QWidget):
 
     def _on_selector_activated(self, index: int) -> None:
         data = self.selector.itemData(index)
+        if data == "download":
+            self._sync_selector()
+            self.download_requested.emit()
+            return
         if data is None:
             path, _ = QFileDialog.getOpenFileName(self, "Open a GGUF model", "", "GGUF models (*.gguf)")
             if not path or not self.select_model(Path(path)):

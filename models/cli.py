@@ -39,6 +39,21 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = msub.add_parser("inspect", help="print a GGUF model's facts without loading it")
     inspect.add_argument("model", help="path to a .gguf file, or `default` for the bundled model")
     inspect.add_argument("--json", action="store_true")
+    listing = msub.add_parser("list", help="GGUF models on this machine (Precis, Hugging Face cache, LM Studio, "
+                                           "Ollama, GPT4All, added folders)")
+    listing.add_argument("--n-ctx", type=int, default=4096, help="context for the fits-in-RAM verdict")
+    listing.add_argument("--folder", action="append", default=[], help="also scan this folder (repeatable)")
+    listing.add_argument("--json", action="store_true")
+    search = msub.add_parser("search", help="search GGUF repositories on the Hugging Face Hub, by downloads")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=20)
+    search.add_argument("--json", action="store_true")
+    files = msub.add_parser("files", help="a Hub repository's GGUF files with size, quantization and a fits badge")
+    files.add_argument("repo")
+    files.add_argument("--json", action="store_true")
+    download = msub.add_parser("download", help="download one GGUF file from the Hub into Precis's models folder")
+    download.add_argument("repo")
+    download.add_argument("file")
 
     plan = sub.add_parser("plan", help="what a context length costs: memory, and with FILES the chunk plan")
     plan.add_argument("files", nargs="*", type=Path, help="documents (or folders) to plan a summary of")
@@ -73,8 +88,11 @@ def add_document_options(p: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "models" and args.models_command == "inspect":
-            return _inspect(args)
+        if args.command == "models":
+            from models import library_command
+            if args.models_command == "inspect":
+                return _inspect(args)
+            return library_command.run(args)
         if args.command == "plan":
             return _plan(args)
         if args.command == "summarize":

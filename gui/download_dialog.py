@@ -1,0 +1,169 @@
+"""Download a GGUF from the Hugging Face Hub: search, see each file's size, quantization and whether it
+fits this machine, download in the background with progress and cancel (a partial file resumes)."""
+from __future__ import annotations
+
+import queue
+import threading
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QProgressBar,
+                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout)
+
+from engine.errors import Cancelled, PrecisError
+from engine.memory_plan import MIB
+from engine.runtime import CancelToken
+from models import hub
+
+BADGE_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
+
+
+class DownloadDialog(QDialog):
+    downloaded = Signal(str)       # the path of a verified model file
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("downloadDialog")
+        self.setWindowTitle("Download a model from the Hugging Face Hub")
+        self.resize(760, 520)
+        layout = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.query = QLineEdit(self)
+        self.query.setObjectName("hubQuery")
+        self.query.setPlaceholderText("Search GGUF models, e.g. qwen2.5 instruct")
+        self.query.returnPressed.connect(self.search)
+        search = QPushButton("Search", self)
+        search.clicked.connect(self.search)
+        row.addWidget(self.query, 1)
+        row.addWidget(search)
+        layout.addLayout(row)
+        self.repos = QListWidget(self)
+        self.repos.setObjectName("hubRepos")
+        self.repos.currentItemChanged.connect(self._on_repo_selected)
+        layout.addWidget(self.repos, 1)
+        self.files = QTreeWidget(self)
+        self.files.setObjectName("hubFiles")
+        self.files.setHeaderLabels(["File", "Size", "Quantization", "This machine"])
+        self.files.setRootIsDecorated(False)
+        layout.addWidget(self.files, 1)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("downloadProgress")
+        self.progress.hide()
+        layout.addWidget(self.progress)
+        self.message = QLabel(self)
+        self.message.setObjectName("hubMessage")
+        self.message.setWordWrap(True)
+        layout.addWidget(self.message)
+        buttons = QHBoxLayout()
+        self.download_button = QPushButton("Download", self)
+        self.download_button.setObjectName("downloadButton")
+        self.download_button.clicked.connect(self.start_download)
+        self.cancel_button = QPushButton("Cancel download", self)
+        self.cancel_button.setObjectName("cancelDownloadButton")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_download)
+        close = QPushButton("Close", self)
+        close.clicked.connect(self.close)
+        buttons.addStretch(1)
+        buttons.addWidget(self.download_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(close)
+        layout.addLayout(buttons)
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._pump = QTimer(self, interval=50)
+        self._pump.timeout.connect(self._drain)
+        self._pump.start()
+        self._cancel = CancelToken()
+        self.busy = False
+        self.last_path = ""
+
+    # ----- background work: Hub calls never run on the GUI thread --------------------------------
+    def _background(self, kind: str, fn, *args) -> None:
+        self.busy = True
+
+        def work():
+            try:
+                self._outbox.put((kind, fn(*args)))
+            except Cancelled as exc:
+                self._outbox.put(("cancelled", str(exc)))
+            except PrecisError as exc:
+                self._outbox.put(("error", str(exc)))
+            except Exception as exc:  # a bug: say it, keep the dialog usable
+                self._outbox.put(("error", f"Unexpected error: {exc!r}"))
+        threading.Thread(target=work, name="precis-hub", daemon=True).start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                kind, value = self._outbox.get_nowait()
+            except queue.Empty:
+                return
+            if kind == "progress":
+                done, total = value
+                self.progress.setMaximum(max(1, total // MIB))
+                self.progress.setValue(done // MIB)
+                self.progress.setFormat(f"{done / MIB:,.0f} of {total / MIB:,.0f} MiB")
+                continue
+            self.busy = False
+            if kind == "repos":
+                self.repos.clear()
+                for r in value:
+                    item = QListWidgetItem(f"{r.repo_id}  ·  {r.downloads:,} downloads")
+                    item.setData(Qt.ItemDataRole.UserRole, r.repo_id)
+                    self.repos.addItem(item)
+                self.message.setText(f"{len(value)} repositories" if value else "No GGUF repositories match.")
+            elif kind == "files":
+                self.files.clear()
+                for f in value:
+                    item = QTreeWidgetItem([f.filename, f"{f.size_bytes / MIB:,.0f} MiB", f.quantization, f.badge])
+                    item.setForeground(3, Qt.GlobalColor.darkGreen if f.badge == "fits" else
+                                       Qt.GlobalColor.darkYellow if f.badge == "tight" else Qt.GlobalColor.red)
+                    item.setData(0, Qt.ItemDataRole.UserRole, (f.repo_id, f.filename))
+                    self.files.addTopLevelItem(item)
+                self.message.setText(f"{len(value)} GGUF files. The badge compares the file plus a runtime allowance "
+                                     "with the RAM available now.")
+            elif kind == "downloaded":
+                self._download_ended()
+                self.last_path = str(value)
+                self.message.setText(f"Verified and saved: {value}")
+                self.downloaded.emit(str(value))
+            elif kind in ("cancelled", "error"):
+                self._download_ended()
+                self.message.setText(value)
+
+    # ----- actions --------------------------------------------------------------------------------
+    def search(self) -> None:
+        text = self.query.text().strip()
+        if text:
+            self.message.setText("Searching…")
+            self._background("repos", hub.search, text)
+
+    def _on_repo_selected(self, item, _previous=None) -> None:
+        if item is not None:
+            self.message.setText("Listing files…")
+            self._background("files", hub.list_files, item.data(Qt.ItemDataRole.UserRole))
+
+    def start_download(self) -> None:
+        item = self.files.currentItem()
+        if item is None:
+            self.message.setText("Choose a file first.")
+            return
+        repo_id, filename = item.data(0, Qt.ItemDataRole.UserRole)
+        self._cancel = CancelToken()
+        self.progress.show()
+        self.progress.setValue(0)
+        self.download_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.message.setText(f"Downloading {filename}…")
+        self._background("downloaded", hub.download, repo_id, filename,
+                         lambda done, total: self._outbox.put(("progress", (done, total))), self._cancel)
+
+    def cancel_download(self) -> None:
+        self._cancel.cancel()
+
+    def _download_ended(self) -> None:
+        self.download_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._cancel.cancel()   # a download in flight stops; its partial file stays for next time
+        super().closeEvent(event)

@@ -1,0 +1,60 @@
+"""The download dialog against the local Hub server: search, badges, background download, cancel."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox
+
+import gui
+from models import hub
+from tests.gguf_builder import llama_like, write_gguf
+from tests.gui.test_main_window import fake_factory
+from tests.hub_server import HubServer
+
+
+def test_search_list_download_and_select(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PRECIS_TOOL_HOME", str(tmp_path / "user"))
+    data = write_gguf(tmp_path / "m.gguf", *llama_like("qwen2", n_embd=512, n_vocab=4000)).read_bytes()
+    big = (data * 4)[:25 * 2**20]
+    with HubServer() as server:
+        server.state.repos["acme/Small-GGUF"] = {"downloads": 7, "files": {"small-Q4_K_M.gguf": data,
+                                                                            "big-Q8_0.gguf": big}}
+        monkeypatch.setenv("PRECIS_HF_ENDPOINT", server.url)
+        window = gui.create_main_window(runtime_factory=fake_factory())
+        qtbot.addWidget(window)
+        dialog = window.open_download_dialog()
+        dialog.query.setText("small")
+        dialog.search()
+        qtbot.waitUntil(lambda: dialog.repos.count() == 1, timeout=10_000)
+        dialog.repos.setCurrentRow(0)
+        qtbot.waitUntil(lambda: dialog.files.topLevelItemCount() == 2, timeout=10_000)
+        rows = [[dialog.files.topLevelItem(i).text(c) for c in range(4)] for i in range(2)]
+        assert rows[0][0] == "small-Q4_K_M.gguf" and rows[0][2] == "Q4_K_M" and rows[0][3] == "fits"
+
+        dialog.files.setCurrentItem(dialog.files.topLevelItem(1))          # the big one: cancel it midway
+        server.state.cut_after["big-Q8_0.gguf"] = 15 * 2**20                # slow enough to cancel: it retries
+        dialog.start_download()
+        qtbot.waitUntil(lambda: dialog.progress.value() > 0, timeout=10_000)
+        dialog.cancel_download()
+        qtbot.waitUntil(lambda: not dialog.busy, timeout=20_000)
+        assert "stopped; it resumes where it stopped" in dialog.message.text()
+        assert hub.partial_bytes("acme/Small-GGUF", "big-Q8_0.gguf") >= 10 * 2**20
+
+        dialog.files.setCurrentItem(dialog.files.topLevelItem(0))
+        dialog.start_download()
+        qtbot.waitUntil(lambda: dialog.last_path.endswith("small-Q4_K_M.gguf"), timeout=20_000)
+        selector = window.findChild(QComboBox, "modelSelector")
+        assert selector.currentText().startswith("acme/Small-GGUF/small-Q4_K_M.gguf")
+        assert "qwen2" in window.model_panel.facts_label.text()
+        dialog.close()
+        window.shutdown()
+
+
+def test_no_network_is_a_message_not_a_crash(qtbot, monkeypatch):
+    monkeypatch.setenv("PRECIS_HF_ENDPOINT", "http://127.0.0.1:9")
+    window = gui.create_main_window(runtime_factory=fake_factory())
+    qtbot.addWidget(window)
+    dialog = window.open_download_dialog()
+    dialog.query.setText("qwen")
+    dialog.search()
+    qtbot.waitUntil(lambda: "cannot be reached" in dialog.message.text(), timeout=10_000)
+    assert window.findChild(QComboBox, "modelSelector").count() >= 3     # local models still listed
+    window.shutdown()

@@ -1,0 +1,103 @@
+"""Hub search and downloads against a local server that speaks the Hub's HTTP. No test touches the internet."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from engine.errors import Cancelled
+from engine.runtime import CancelToken
+from models import hub
+from models.cli import main
+from models.library import discover
+from tests.gguf_builder import llama_like, write_gguf
+from tests.hub_server import HubServer
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRECIS_TOOL_HOME", str(tmp_path / "user"))
+    model = write_gguf(tmp_path / "m.gguf", *llama_like("qwen2", n_embd=512, n_vocab=4000))
+    data = model.read_bytes()
+    with HubServer() as s:
+        s.state.repos["acme/Small-GGUF"] = {"downloads": 500, "files": {
+            "small-Q4_K_M.gguf": data, "small-Q8_0.gguf": data + b"\0" * 64, "README.md": b"# readme"}}
+        s.state.repos["acme/Popular-GGUF"] = {"downloads": 90_000, "files": {"popular-IQ4_XS.gguf": data}}
+        s.state.repos["other/Unrelated"] = {"downloads": 10, "files": {}}
+        monkeypatch.setenv("PRECIS_HF_ENDPOINT", s.url)
+        s.data = data
+        yield s
+
+
+def test_search_sorted_by_downloads(server):
+    assert [r.repo_id for r in hub.search("gguf")] == ["acme/Popular-GGUF", "acme/Small-GGUF"]
+    assert [r.repo_id for r in hub.search("small")] == ["acme/Small-GGUF"]
+
+
+def test_files_with_size_quantization_and_badge(server, capsys):
+    files = hub.list_files("acme/Small-GGUF")
+    assert [(f.filename, f.quantization, f.badge) for f in files] == [
+        ("small-Q4_K_M.gguf", "Q4_K_M", "fits"), ("small-Q8_0.gguf", "Q8_0", "fits")]
+    assert files[0].size_bytes == len(server.data) and files[0].sha256 == hashlib.sha256(server.data).hexdigest()
+    assert hub.badge_for(64 * 2**30, available=16 * 2**30) == "won't fit"
+    assert main(["models", "files", "acme/Small-GGUF"]) == 0
+    assert "Q4_K_M   fits" in capsys.readouterr().out
+
+
+def test_full_download_is_verified_and_then_listed(server, precis_home, capsys):
+    seen = []
+    path = hub.download("acme/Small-GGUF", "small-Q4_K_M.gguf", progress=lambda d, t: seen.append((d, t)))
+    assert path.read_bytes() == server.data
+    assert path == precis_home / "data" / "models" / "acme" / "Small-GGUF" / "small-Q4_K_M.gguf"
+    assert seen[-1] == (len(server.data), len(server.data))
+    names = [(m.source, m.name) for m in discover(include_bundled=False).models]
+    assert names == [("precis", "acme/Small-GGUF/small-Q4_K_M.gguf")]
+    assert main(["models", "list", "--json"]) == 0
+    assert "acme/Small-GGUF/small-Q4_K_M.gguf" in capsys.readouterr().out
+
+
+# huggingface-hub writes in 10 MiB chunks: a transfer must pass one chunk before anything can be resumed.
+BIG = 25 * 2**20
+
+
+def test_interrupted_download_resumes(server):
+    big = (server.data * (BIG // len(server.data) + 1))[:BIG]
+    server.state.repos["acme/Small-GGUF"]["files"]["big-Q4_K_M.gguf"] = big
+    server.state.cut_after["big-Q4_K_M.gguf"] = 15 * 2**20             # the network drops after 15 MiB
+    path = hub.download("acme/Small-GGUF", "big-Q4_K_M.gguf")
+    assert path.read_bytes() == big
+    ranges = [r for m, p, r in server.state.requests if m == "GET" and p.endswith("big-Q4_K_M.gguf") and r]
+    assert ranges == [f"bytes={10 * 2**20}-"]                          # resumed after the chunk it had
+
+
+def test_cancel_keeps_the_partial_file_and_the_next_download_resumes(server):
+    cancel = CancelToken()
+    big = (server.data * (BIG // len(server.data) + 1))[:BIG]
+    server.state.repos["acme/Small-GGUF"]["files"]["big-Q4_0.gguf"] = big
+
+    def progress(done, total):
+        if done >= 10 * 2**20:
+            cancel.cancel()                                             # stop after the first chunk
+    with pytest.raises(Cancelled, match="resumes where it stopped"):
+        hub.download("acme/Small-GGUF", "big-Q4_0.gguf", progress, cancel)
+    assert hub.partial_bytes("acme/Small-GGUF", "big-Q4_0.gguf") == 10 * 2**20
+    path = hub.download("acme/Small-GGUF", "big-Q4_0.gguf")
+    assert path.read_bytes() == big
+    assert [r for m, p, r in server.state.requests if m == "GET" and p.endswith("big-Q4_0.gguf") and r] == \
+        [f"bytes={10 * 2**20}-"]
+
+
+def test_not_found_size_mismatch_and_no_network(server, monkeypatch):
+    with pytest.raises(hub.HubError, match="not found on the Hub"):
+        hub.list_files("acme/Nope")
+    with pytest.raises(hub.HubError, match="has no GGUF file named 'nope.gguf'"):
+        hub.download("acme/Small-GGUF", "nope.gguf")
+    server.state.listed_size["small-Q8_0.gguf"] = len(server.data) + 999
+    with pytest.raises(hub.HubError, match="the Hub says") as info:
+        hub.download("acme/Small-GGUF", "small-Q8_0.gguf")
+    assert "removed" in str(info.value)
+    assert not (hub.target_dir("acme/Small-GGUF") / "small-Q8_0.gguf").exists()
+    monkeypatch.setenv("PRECIS_HF_ENDPOINT", "http://127.0.0.1:9")      # nothing listens there
+    with pytest.raises(hub.HubError, match="cannot be reached"):
+        hub.search("qwen")
+    assert main(["models", "search", "qwen"]) == 4
