@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,10 +131,3 @@ def check_resumable(saved: RunState, current: RunState) -> None:
         raise BadInput(f"The plan of run {saved.run_id} differs from the current one (context, caps, rules or "
                        "preset changed). Resume with the same settings or start a new run.")
 
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False
