@@ -44,9 +44,9 @@ def clean_reply(reply: str) -> str:
     return (fenced.group(1) if fenced else text).strip()
 
 
-def _shingles(text: str, n: int = 8) -> set[str]:
+def _shingles(text: str, n: int = 8, step: int = 1) -> set[str]:
     flat = re.sub(r"\s+", " ", text)
-    return {flat[i:i + n] for i in range(0, max(0, len(flat) - n + 1), 4)}
+    return {flat[i:i + n] for i in range(0, max(0, len(flat) - n + 1), step)}
 
 
 def repeated_passage(text: str, min_lines: int = 3) -> bool:
@@ -69,7 +69,7 @@ def looping_tail(text: str, window: int = 60, times: int = 3) -> bool:
 
 
 def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, rules: str,
-                settings: GuardSettings = GuardSettings()) -> tuple[list[str], str]:
+                settings: GuardSettings = GuardSettings(), labels: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """(flags, detail) for a cleaned reply; no flags means the round is accepted."""
     flags, details = [], []
     if not reply.strip():
@@ -88,10 +88,13 @@ def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, 
         details.append("the reply repeats itself")
     rule_lines = [ln.strip() for ln in rules.splitlines() if len(ln.strip()) > 20]
     if RULES_OPEN in reply or RULES_CLOSE in reply or SUMMARY_LABEL in reply \
+            or any(f"{label}:" in reply for label in labels if label) \
             or sum(ln[:40] in reply for ln in rule_lines) >= 2:
         flags.append("echoed_prompt")
         details.append("the reply repeats the prompt's rules or labels")
-    reply_shingles = _shingles(reply)
+    # The reply is sampled every 4 characters, the sources at every position: a copied passage
+    # matches wherever it starts (sampling both every 4 only caught copies at aligned offsets).
+    reply_shingles = _shingles(reply, step=4)
     if len(reply) >= 200 and reply_shingles:
         in_chunk = len(reply_shingles & _shingles(chunk)) / len(reply_shingles)
         in_previous = len(reply_shingles & _shingles(previous)) / len(reply_shingles) if previous else 0.0

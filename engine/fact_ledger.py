@@ -52,8 +52,9 @@ class FactLedger:
     _seen: set = field(default_factory=set)
 
     def add_chunk(self, text: str, round_index: int) -> list[Fact]:
+        from engine.noise import substantive_text
         added = []
-        for fact in extract_facts(text):
+        for fact in extract_facts(substantive_text(text)):
             key = (fact.kind, _norm(fact.text))
             if key in self._seen:
                 continue

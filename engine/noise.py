@@ -32,3 +32,9 @@ def noise_share(text: str) -> float:
 def is_noise(text: str, threshold: float = 0.9) -> bool:
     """True when (nearly) every non-blank line is log, tool or greeting output."""
     return noise_share(text) >= threshold
+
+
+def substantive_text(text: str) -> str:
+    """The lines that are not log, tool or greeting output: where facts worth keeping are. Test
+    timings and progress percentages in a pytest log are numbers, not facts of the day."""
+    return "\n".join(ln for ln in text.splitlines() if ln.strip() and not _NOISE_LINE.match(ln))

@@ -10,6 +10,7 @@ from engine.collapse_guard import GuardSettings, check_reply, clean_reply, loopi
 from engine.errors import Cancelled
 from engine.events import CollapseDetected, RoundFinished, RoundRecord, RoundRepaired, RoundStarted, TokensGenerated
 from engine.fact_ledger import extract_facts
+from engine.noise import substantive_text
 from engine.prompts import PromptRenderer, RoundLayout, retry_reminder
 from engine.runtime import CancelToken, SamplingParams
 
@@ -151,7 +152,8 @@ class RunContext:
 
     def _check(self, previous: str, result: CallResult, source: str) -> tuple[list[str], str]:
         flags, detail = check_reply(previous, result.reply, source, hit_max_tokens=result.stats.hit_max_tokens,
-                                    rules=self.layout.preset.rules, settings=self.guard)
+                                    rules=self.layout.preset.rules, settings=self.guard,
+                                    labels=(self.layout.preset.content_label,))
         if result.stopped_for_loop and "repetition" not in flags:
             flags.append("repetition")
             detail = (detail + "; " if detail else "") + "stopped as soon as the reply started looping"
@@ -162,7 +164,7 @@ def salvage(previous: str, source: str, cap_tokens: int, count, index: int) -> s
     """The previous summary, plus the names, numbers, dates and TODOs of this part it lacks, marked,
     as many as fit under the summary cap. Faithful by construction: nothing here comes from the model."""
     flat = previous.lower()
-    facts = [f.text for f in extract_facts(source) if f.text.lower() not in flat]
+    facts = [f.text for f in extract_facts(substantive_text(source)) if f.text.lower() not in flat]
     seen, kept = set(), []
     for fact in facts:
         if fact not in seen:

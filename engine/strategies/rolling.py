@@ -56,7 +56,8 @@ def _compact(ctx: RunContext, doc: PlannedDocument, summary: str, total_rounds: 
                                  ctx.strict_sampling)
     compacted = result.reply
     flags, _ = check_reply(summary, compacted, "", hit_max_tokens=result.stats.hit_max_tokens,
-                           rules=ctx.layout.preset.rules, settings=ctx.guard)
+                           rules=ctx.layout.preset.rules, settings=ctx.guard,
+                           labels=(ctx.layout.preset.content_label,))
     before, after = fact_keys(summary), compacted.replace(",", "").replace(" ", "").lower()
     kept_share = sum(k in after for k in before) / len(before) if before else 1.0
     accepted = (len(summary) * COMPACTION_MIN_SHARE <= len(compacted) < len(summary)

@@ -75,3 +75,20 @@ def test_fact_ledger_kept_changed_lost():
 def test_japanese_facts():
     kinds = {(f.kind, f.text) for f in extract_facts("議長（石川良一君）：令和二年二月二十六日、予算は三千五百億円です。")}
     assert ("name", "石川良一") in kinds and ("date", "令和二年二月二十六日") in kinds and ("amount", "三千五百億円") in kinds
+
+
+def test_a_copy_is_caught_wherever_it_starts_and_labels_count_as_echo():
+    chunk = "\n".join(f"[09:{i:02d}] Mika: step {i} of the migration runs pg_upgrade on replica r{i}." for i in range(40))
+    for offset in range(4):     # any alignment of the copied passage
+        reply = "x" * offset + "### Summary\n" + chunk[7 + offset:1800]
+        assert "copied_chunk" in flags(reply, previous="", chunk=chunk)
+    echoed = PREVIOUS + "\n---\nNew conversation content for this round:\n[16:12] Mika: hi"
+    assert "echoed_prompt" in check_reply(PREVIOUS, echoed, CHUNK, hit_max_tokens=False, rules=RULES,
+                                          labels=("New conversation content for this round",))[0]
+
+
+def test_facts_from_tool_logs_are_not_facts_of_the_day():
+    ledger = FactLedger()
+    ledger.add_chunk("[14:03:31] tool · bash: 605 passed in 242.10s (0:04:02)\n"
+                     "[14:05] Mika: The budget is EUR 12,000 for 2027-01-15.\n", 0)
+    assert sorted(f.text for f in ledger.facts if f.kind != "name") == ["2027-01-15", "EUR 12,000"]
