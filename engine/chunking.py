@@ -19,8 +19,11 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 # Boundary classes, best first. The class of a segment is the kind of seam at its start.
-HEADING, SPEAKER, TIMESTAMP, PARAGRAPH, SENTENCE, LINE, TOKEN = range(7)
-BOUNDARY_NAMES = ["heading", "speaker", "timestamp", "paragraph", "sentence", "line", "token"]
+# "line": a line break after a sentence end; "break": a line break inside a sentence (the source wraps
+# there, as Japanese novels and hard-wrapped text do), used only when nothing better is in reach.
+HEADING, SPEAKER, TIMESTAMP, PARAGRAPH, SENTENCE, LINE, BREAK, TOKEN = range(8)
+BOUNDARY_NAMES = ["heading", "speaker", "timestamp", "paragraph", "sentence", "line", "break", "token"]
+_TERMINATORS = tuple(".!?。！？\"'”」』)）:;")
 
 _HEADING = re.compile(r"^(#{1,6}\s|={3,}|-{3,}\s*$|\*{3,}\s*$|_{3,}\s*$|Session\b|SESSION\b|第.{1,6}[章節回部])")
 _SPEAKER = re.compile(r"^\s*(\[[^\]\n]{1,40}\]\s*)?[\w .'\-·()（）]{1,40}?(\s·\s\w+)?\s?(:\s|：)"
@@ -70,7 +73,7 @@ class _Segment:
     seam: int   # boundary class of the cut before this segment
 
 
-def _line_class(line: str, previous_blank: bool) -> int:
+def _line_class(line: str, previous_blank: bool, previous_ends_sentence: bool = True) -> int:
     if _HEADING.match(line):
         return HEADING
     if _SPEAKER.match(line):
@@ -79,7 +82,7 @@ def _line_class(line: str, previous_blank: bool) -> int:
         return TIMESTAMP
     if previous_blank or line.startswith(("\u3000", "「", "『")):  # a Japanese paragraph or dialogue line
         return PARAGRAPH
-    return LINE
+    return LINE if previous_ends_sentence else BREAK
 
 
 class _SpanCounter:
@@ -102,18 +105,23 @@ class _SpanCounter:
         return bisect.bisect_left(self.starts, b) - bisect.bisect_left(self.starts, a)
 
 
-def _segments(text: str, max_tokens: int, counter: _SpanCounter) -> list[_Segment]:
+def _segments(text: str, max_tokens: int, counter: _SpanCounter, sentence_tokens: int | None = None) -> list[_Segment]:
+    """Lines as segments. A line over ``sentence_tokens`` is split at its sentence ends (so a long
+    paragraph offers sentence seams, not only its line breaks); a sentence over ``max_tokens`` by tokens."""
     count = counter.count
+    sentence_tokens = max_tokens if sentence_tokens is None else sentence_tokens
     out: list[_Segment] = []
     pos = 0
     previous_blank = True
+    previous_ends = True
     for line in text.splitlines(keepends=True):
         start, end = pos, pos + len(line)
         pos = end
-        seam = _line_class(line, previous_blank) if start else HEADING
+        seam = _line_class(line, previous_blank, previous_ends) if start else HEADING
         previous_blank = not line.strip()
+        previous_ends = previous_blank or line.rstrip().endswith(_TERMINATORS)
         n = count(start, end)
-        if n <= max_tokens:
+        if n <= sentence_tokens:
             out.append(_Segment(start, end, n, seam))
             continue
         out.extend(_split_long_line(text, start, end, seam, max_tokens, counter))
@@ -261,7 +269,7 @@ def chunk_and_count(text: str, tok: Tokenizer, chunk_budget: int, overlap_tokens
 
 def _chunk_spans(text: str, tok: Tokenizer, budget: int, overlap: int, counter: _SpanCounter):
     own_budget = budget - overlap
-    segments = _segments(text, max(8, int(own_budget * SEGMENT_SHARE)), counter)
+    segments = _segments(text, max(8, int(own_budget * SEGMENT_SHARE)), counter, max(8, own_budget // 4))
 
     def split(seg: _Segment) -> list[_Segment]:
         half = max(8, own_budget // 2)

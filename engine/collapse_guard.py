@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from engine.fact_ledger import fact_keys
-from engine.prompts import RULES_CLOSE, RULES_OPEN, SUMMARY_LABEL
+from engine.prompts import CONTENT_OPEN, RULES_CLOSE, RULES_OPEN, SUMMARY_LABEL
 
 _META = re.compile(
     r"(summary|minutes|archive) (remains|is|stays) (unchanged|the same)|no (new|additional|relevant) "
@@ -87,7 +87,7 @@ def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, 
         flags.append("repetition")
         details.append("the reply repeats itself")
     rule_lines = [ln.strip() for ln in rules.splitlines() if len(ln.strip()) > 20]
-    if RULES_OPEN in reply or RULES_CLOSE in reply or SUMMARY_LABEL in reply \
+    if RULES_OPEN in reply or RULES_CLOSE in reply or SUMMARY_LABEL in reply or CONTENT_OPEN in reply \
             or any(f"{label}:" in reply for label in labels if label) \
             or sum(ln[:40] in reply for ln in rule_lines) >= 2:
         flags.append("echoed_prompt")

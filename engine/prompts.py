@@ -5,12 +5,14 @@ byte-identical across rounds (llama.cpp's prefix reuse then skips it after round
 
     [Mandatory rules for this round] ... [End of rules. Data for this round follows]
     Archive date: {date}
-    ---
-    Existing summary:
+    <existing_summary>
     {summary}
-    ---
+    </existing_summary>
     {content label}:
+    <new_content>
     {chunk}
+    </new_content>
+    {the task once more}
 
 Presets live in resources/presets/*.json; the rules text is editable and replaces the preset's.
 """
@@ -25,8 +27,11 @@ from engine.errors import BadInput
 
 RULES_OPEN = "[Mandatory rules for this round]"
 RULES_CLOSE = "[End of rules. Data for this round follows]"
-SUMMARY_LABEL = "Existing summary:"
-EMPTY_SUMMARY = "(empty: this is the first round)"
+# The data sits in tags so that small models can tell it from the instructions around it.
+SUMMARY_OPEN, SUMMARY_CLOSE = "<existing_summary>", "</existing_summary>"
+CONTENT_OPEN, CONTENT_CLOSE = "<new_content>", "</new_content>"
+SUMMARY_LABEL = SUMMARY_OPEN    # what a reply must never contain: it would be the prompt echoed back
+EMPTY_SUMMARY = "(none yet: this is the first part)"
 DEFAULT_PRESET = "conversation-archive"
 
 
@@ -92,34 +97,43 @@ class RoundLayout:
         return "\n".join([RULES_OPEN, self.preset.rules.strip(), language_line(self.language),
                           "Output only the complete updated summary.", RULES_CLOSE])
 
-    def rolling_messages(self, summary: str, chunk: str, reminder: str = "") -> list[dict]:
-        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n"
-                f"{summary.strip() or EMPTY_SUMMARY}\n---\n{self.preset.content_label}:\n{chunk}"
-                + _after_data(reminder))
+    def _head(self, summary: str) -> str:
+        """Rules, date and the existing summary: identical up to the summary text in every kind of round."""
+        return (f"{self._rules_block()}\nArchive date: {self.date}\n{SUMMARY_OPEN}\n"
+                f"{summary.strip() or EMPTY_SUMMARY}\n{SUMMARY_CLOSE}\n")
+
+    def _messages(self, user: str) -> list[dict]:
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+
+    def rolling_messages(self, summary: str, chunk: str, reminder: str = "") -> list[dict]:
+        return self._messages(f"{self._head(summary)}{self.preset.content_label}:\n{CONTENT_OPEN}\n{chunk}\n"
+                              f"{CONTENT_CLOSE}\n{FINAL_INSTRUCTION}" + _after_data(reminder))
 
     def map_messages(self, chunk: str, reminder: str = "") -> list[dict]:
         """Map step of map-reduce (and stuff): one part on its own, same rules."""
-        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n{EMPTY_SUMMARY}\n---\n"
-                f"{self.preset.content_label}:\n{chunk}" + _after_data(reminder))
-        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+        return self.rolling_messages("", chunk, reminder)
 
     def merge_messages(self, summaries: list[str], reminder: str = "") -> list[dict]:
         """Reduce step: partial summaries of consecutive parts merged into one, in order."""
-        parts = "\n---\n".join(f"Partial summary {i}:\n{s.strip()}" for i, s in enumerate(summaries, 1))
-        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\nMerge these partial summaries of "
-                f"consecutive parts into one summary. Keep every fact; merge repeated topics.\n{parts}"
-                + _after_data(reminder))
-        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+        parts = "\n".join(f"<partial_summary n={i}>\n{s.strip()}\n</partial_summary>" for i, s in enumerate(summaries, 1))
+        return self._messages(f"{self._rules_block()}\nArchive date: {self.date}\n{parts}\n{MERGE_REQUEST}"
+                              + _after_data(reminder))
 
     def compact_messages(self, summary: str, target_chars: int, reminder: str = "") -> list[dict]:
         """Explicit compaction: the summary outgrew its budget and must be tightened, not lost. Same
-        prefix as a round (rules, date, summary label), so the static part is reused from the cache."""
-        user = (f"{self._rules_block()}\nArchive date: {self.date}\n---\n{SUMMARY_LABEL}\n{summary.strip()}\n---\n"
-                f"{COMPACTION_REQUEST.format(target_chars=target_chars)}" + _after_data(reminder))
-        return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
+        prefix as a round (rules, date, summary), so the static part is reused from the cache."""
+        return self._messages(f"{self._head(summary)}{COMPACTION_REQUEST.format(target_chars=target_chars)}"
+                              + _after_data(reminder))
 
 
+# After the data, the task once more: measured with Qwen2.5-Coder 1.5B on the sample day, the rules at
+# the top alone made it copy the content (92-100% of the reply); with the data in tags and this line at
+# the end it wrote a summary. The line is the same in every round, so it costs no prefix reuse.
+FINAL_INSTRUCTION = ("Write the complete updated summary now: the existing summary plus what the new content adds, "
+                     "in your own words, following the rules above. Do not repeat these instructions or copy the "
+                     "content.")
+MERGE_REQUEST = ("Merge these partial summaries of consecutive parts into one summary, in order, in your own words, "
+                 "following the rules above: keep every fact; merge repeated topics.")
 COMPACTION_REQUEST = ("This round has no new content: the summary above has grown too long. Rewrite it more concisely, "
                       "to about {target_chars} characters: keep every topic, decision, name, number, date and TODO; "
                       "cut repetition and wording only.")

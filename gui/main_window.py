@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QListWidget, QMainWindow,
-                               QMessageBox, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton,
+                               QSplitter, QVBoxLayout, QWidget)
 
 from engine.app_settings import load_settings, save_settings
 from engine.bundle import bundle_documents
@@ -21,12 +21,10 @@ from engine.runtime import SamplingParams
 from engine.summarizer import RunOptions
 from gui.document_panel import DocumentPanel
 from gui.download_dialog import DownloadDialog
-from gui.length_curve import LengthCurveWidget
 from gui.model_panel import ModelPanel
 from gui.plan_text import plan_html
-from gui.results_view import ResultsWidget
-from gui.round_inspector import RoundInspectorWidget
 from gui.rules_panel import RulesPanel
+from gui.run_view import RunView
 from gui.run_worker import PlanRequest, PlanWorker, RunJob, RunWorker, load_real_runtime
 from models.bundled import bundled_model_path
 
@@ -100,47 +98,13 @@ class MainWindow(QMainWindow):
         self.plan_view.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         right_layout.addWidget(self.plan_view)
 
-        curve_box = QWidget(right)
-        curve_layout = QVBoxLayout(curve_box)
-        curve_layout.setContentsMargins(0, 0, 0, 0)
-        self.curve = LengthCurveWidget(curve_box)
-        self.curve.setMinimumHeight(240)
-        self.curve.round_clicked.connect(self.inspect_round)
-        curve_layout.addWidget(self.curve, 1)
-        curve_row = QHBoxLayout()
-        self.tokens_toggle = QCheckBox("Show tokens", curve_box)
-        self.tokens_toggle.setObjectName("curveUnitToggle")
-        self.tokens_toggle.toggled.connect(lambda on: self.curve.set_unit("tokens" if on else "chars"))
-        png, csv_button = QPushButton("Export PNG…", curve_box), QPushButton("Export CSV…", curve_box)
-        png.clicked.connect(lambda: self._export_curve("png"))
-        csv_button.clicked.connect(lambda: self._export_curve("csv"))
-        curve_row.addWidget(self.tokens_toggle)
-        curve_row.addStretch(1)
-        curve_row.addWidget(png)
-        curve_row.addWidget(csv_button)
-        curve_layout.addLayout(curve_row)
-
-        self.tabs = QTabWidget(right)
-        self.live_output = QPlainTextEdit(self.tabs)
-        self.live_output.setObjectName("liveOutput")
-        self.live_output.setReadOnly(True)
-        inspector_tab = QSplitter(Qt.Orientation.Horizontal, self.tabs)
-        self.round_list = QListWidget(inspector_tab)
-        self.round_list.setObjectName("roundList")
-        self.round_list.currentRowChanged.connect(self.inspect_round)
-        self.inspector = RoundInspectorWidget(inspector_tab)
-        inspector_tab.addWidget(self.round_list)
-        inspector_tab.addWidget(self.inspector)
-        inspector_tab.setSizes([220, 700])
-        self.results = ResultsWidget(self.tabs)
-        self.tabs.addTab(self.live_output, "Live output")
-        self.tabs.addTab(inspector_tab, "Round inspector")
-        self.tabs.addTab(self.results, "Results")
-        splitter = QSplitter(Qt.Orientation.Vertical, right)
-        splitter.addWidget(curve_box)
-        splitter.addWidget(self.tabs)
-        splitter.setSizes([330, 300])
-        right_layout.addWidget(splitter, 1)
+        self.run_view = RunView(right)
+        self.run_view.round_selected.connect(self.inspect_round)
+        v = self.run_view
+        self.curve, self.tokens_toggle, self.tabs = v.curve, v.tokens_toggle, v.tabs
+        self.live_output, self.round_list, self.inspector, self.results = v.live_output, v.round_list, v.inspector, \
+            v.results
+        right_layout.addWidget(self.run_view, 1)
 
         run_row = QHBoxLayout()
         self.run_button = QPushButton("Run", right)
@@ -514,12 +478,6 @@ class MainWindow(QMainWindow):
         if folder:
             paths = self.results.save_all(Path(folder), self.state)
             self.statusBar().showMessage("Saved " + ", ".join(p.name for p in paths), 8000)
-
-    def _export_curve(self, kind: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export the curve", f"curve.{kind}",
-                                              "PNG image (*.png)" if kind == "png" else "CSV (*.csv)")
-        if path:
-            (self.curve.export_png if kind == "png" else self.curve.export_csv)(Path(path))
 
 
 def _event_note(event) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.errors import Cancelled, ContextOverflow
 from engine.noise import is_noise
-from engine.prompts import EMPTY_SUMMARY, SUMMARY_LABEL
+from engine.prompts import CONTENT_CLOSE, CONTENT_OPEN, EMPTY_SUMMARY, SUMMARY_CLOSE, SUMMARY_OPEN
 from engine.runtime import CallStats
 from engine.runtime_settings import RuntimeSettings
 
@@ -123,19 +123,21 @@ class FakeRuntime:
         stats.generate_seconds = time.perf_counter() - started
 
 
+def _between(text: str, start: str, end: str) -> str:
+    return text.split(start + "\n", 1)[1].split("\n" + end, 1)[0]
+
+
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.split("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]
     retry = "\n---\nReminder:" in user
     if retry:
         user = user[:user.index("\n---\nReminder:")]
     if "the summary above has grown too long" in user:
-        summary = user.split(SUMMARY_LABEL + "\n", 1)[1].rsplit("\n---\nThis round has no new content", 1)[0]
-        return FakeCall(number, "compaction", summary, "", retry, prompt)
-    if "Merge these partial summaries" in user:
-        parts = re.split(r"\n---\nPartial summary \d+:\n|^Partial summary 1:\n", user.split("topics.\n", 1)[1])
-        return FakeCall(number, "merge", "", "\n\n".join(p for p in parts if p), retry, prompt)
-    after = user.split(SUMMARY_LABEL + "\n", 1)[1]
-    summary, rest = after.split("\n---\n", 1)
-    content = rest.split(":\n", 1)[1]
+        return FakeCall(number, "compaction", _between(user, SUMMARY_OPEN, SUMMARY_CLOSE), "", retry, prompt)
+    if "<partial_summary n=1>" in user:
+        parts = re.findall(r"<partial_summary n=\d+>\n(.*?)\n</partial_summary>", user, re.S)
+        return FakeCall(number, "merge", "", "\n\n".join(parts), retry, prompt)
+    summary = _between(user, SUMMARY_OPEN, SUMMARY_CLOSE)
+    content = _between(user, CONTENT_OPEN, CONTENT_CLOSE)
     # A map call looks like a first rolling round: both carry the empty-summary placeholder.
     return FakeCall(number, "round", "" if summary == EMPTY_SUMMARY else summary, content, retry, prompt)
