@@ -130,6 +130,7 @@ class RunFinished:
     summaries: dict                 # document name -> final summary
     message: str = ""
     run_dir: str = ""
+    exit_code: int = 0              # for "failed": the error's exit code (2 bad input, 3 model error)
 
 
 def event_dict(event) -> dict:

@@ -94,7 +94,8 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     except PrecisError as exc:
         state.status, state.message = "failed", str(exc)
         state.save()
-        yield RunFinished("failed", dict(state.summaries), _kept_message(state, exc), str(state.directory))
+        yield RunFinished("failed", dict(state.summaries), _kept_message(state, exc), str(state.directory),
+                          exc.exit_code)
         return
     except BaseException as exc:  # a bug: keep what was done, then let it surface
         state.status, state.message = "failed", f"{type(exc).__name__}: {exc}"

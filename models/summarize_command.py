@@ -119,7 +119,7 @@ def run(args) -> int:
         return EXIT_CANCELLED
     if finished.outcome == "failed":
         print(f"precis: {finished.message}", file=sys.stderr)
-        return EXIT_BAD_INPUT if "does not fit in one call" in finished.message else EXIT_MODEL
+        return finished.exit_code or EXIT_MODEL
     return EXIT_OK
 
 

@@ -115,3 +115,11 @@ def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_docume
     state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
     assert state["status"] == "finished" and [r["summary"] for r in state["rounds"][:len(kept)]] == kept
     assert time.monotonic() - started < 600
+
+
+def test_stuff_too_long_for_the_context_exits_2_with_the_fix(tmp_path, capsys, sample_document):
+    code = main(["summarize", str(sample_document), "--strategy", "stuff", "--n-ctx", "2048",
+                 "--out", str(tmp_path / "out"), "--date", "2026-11-27"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "does not fit in one call" in err and "Use the rolling strategy" in err
