@@ -325,6 +325,9 @@ class MainWindow(QMainWindow):
         self.curve.clear()
         self.round_list.clear()
         self.live_output.clear()
+        if resume_state is not None:     # the finished rounds stay on the curve and in the list
+            for record in resume_state.records():
+                self._show_finished_round(record)
         self.running = True
         self._run_started = time.perf_counter()
         self.run_button.setEnabled(False)
@@ -354,18 +357,20 @@ class MainWindow(QMainWindow):
             self.live_output.setPlainText(event.text)
             self.live_output.verticalScrollBar().setValue(self.live_output.verticalScrollBar().maximum())
         elif isinstance(event, RoundFinished):
-            r = event.record
-            self.records.append(r)
-            self.curve.add_round(r)
-            flags = f" · {', '.join(r.flags)}" if r.flags else ""
-            self.round_list.addItem(f"{r.index + 1} · {r.kind} · {r.summary_chars:,} chars{flags}")
-            if r.collapsed:
-                self.round_list.item(self.round_list.count() - 1).setForeground(Qt.GlobalColor.red)
+            self._show_finished_round(event.record)
         elif isinstance(event, (CollapseDetected, CompactionDone, NoiseSkipped)):
             self.statusBar().showMessage(_event_note(event), 8000)
         elif isinstance(event, RunFinished):
             self.results.show_summary(event.summaries, "" if event.outcome == "finished" else event.message)
         self._update_status()
+
+    def _show_finished_round(self, r) -> None:
+        self.records.append(r)
+        self.curve.add_round(r)
+        flags = f" · {', '.join(r.flags)}" if r.flags else ""
+        self.round_list.addItem(f"{r.index + 1} · {r.kind} · {r.summary_chars:,} chars{flags}")
+        if r.collapsed:
+            self.round_list.item(self.round_list.count() - 1).setForeground(Qt.GlobalColor.red)
 
     def _on_run_finished(self, outcome: str, payload: dict) -> None:
         self.running = False

@@ -193,6 +193,9 @@ def test_stop_ends_cancelled_and_keeps_finished_rounds_then_resume_offers(make_w
     qtbot.mouseClick(window.resume_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.last_outcome == "finished", timeout=30_000)
     assert window.state.status == "finished" and len(window.state.rounds) == window.plan.rounds
+    # The rounds from before the stop are still on the curve and in the list, in order.
+    assert [r.index for r in window.records] == list(range(window.plan.rounds))
+    assert window.curve.summary_series.count() == window.round_list.count() == window.plan.rounds
 
 
 def test_unfinished_run_is_offered_at_start_up(make_window, qtbot, tmp_path):
