@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 
 from engine.prompts import RoundLayout, load_preset
-from engine.run_plan import RunPlan, make_budget, plan_documents
-from engine.run_report import build_ledgers, build_report, static_prefix_tokens, write_outputs
+from engine.run_plan import build_plan
+from engine.run_report import make_report, write_outputs
 from engine.runtime import LlamaRuntime, SamplingParams, _default_threads
 from engine.runtime_settings import RuntimeSettings
 from engine.summarizer import RunOptions, new_state, run_summary
@@ -52,13 +52,12 @@ def precis_run(model: Path, text: str, out_dir: Path) -> tuple[float, list[tuple
     with LlamaRuntime.load(model, RuntimeSettings(n_ctx=N_CTX)) as real:
         rt = RecordingRuntime(real)
         layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
-        budget = make_budget(rt, layout, N_CTX)
-        plan = RunPlan(budget, layout, plan_documents(rt, [("day.txt", text, ())], budget))
+        plan = build_plan(rt, layout, N_CTX, [("day.txt", text, ())])
         options = RunOptions()
         state = new_state(plan, model, {"n_ctx": N_CTX}, options, ["day.txt"])
         for _ in run_summary(rt, plan, state, options):
             pass
-        report = build_report(plan, state, build_ledgers(plan, state, True), static_prefix_tokens(rt, plan))
+        report = make_report(rt, plan, state)
         write_outputs(out_dir, report, state)
     return time.perf_counter() - started, rt.calls, report
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from engine.paths import config_dir
-from engine.speed_log import write_json_atomic
+from engine.atomic_files import write_json_atomic
 
 MAX_RECENT_FILES = 10
 

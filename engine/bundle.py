@@ -77,6 +77,14 @@ def separator(doc: Document) -> str:
     return f"===== {doc.name} · {doc.kind} · {day} =====\n"
 
 
+def summary_texts(documents: list[Document], per_file: bool) -> list[tuple[str, str, tuple[Part, ...]]]:
+    """(name, text, parts) of each summary to make: one per file, or one bundle in order."""
+    if per_file:
+        return [(d.name, d.text, ()) for d in documents]
+    b = bundle_documents(documents)
+    return [(b.name, b.text, b.parts)]
+
+
 def bundle_documents(documents: list[Document]) -> Bundle:
     """One text, in the given order. A single document stays as it is (offsets match the file)."""
     if len(documents) == 1:

@@ -16,7 +16,7 @@ from pathlib import Path
 from engine.errors import BadInput
 from engine.events import RoundRecord
 from engine.paths import runs_dir
-from engine.speed_log import write_json_atomic
+from engine.atomic_files import write_json_atomic
 
 STATE_VERSION = 1
 _FINGERPRINT_BYTES = 4 * 2**20

@@ -94,6 +94,20 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
     return plan_budget(n_ctx, static, **overrides)
 
 
+def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
+               speeds: Speeds | None = None, **overrides) -> RunPlan:
+    """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need."""
+    budget = make_budget(tokenizer, layout, n_ctx, **overrides)
+    documents = plan_documents(tokenizer, texts, budget)
+    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds))
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
 def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], budget: Budget) -> list[PlannedDocument]:
     """(name, text, parts) for each document to summarize (a bundle is one), chunked to the budget."""
     planned = []

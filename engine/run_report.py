@@ -12,10 +12,9 @@ from pathlib import Path
 from engine.checkpoints import RunState
 from engine.events import COLLAPSE_FLAGS
 from engine.fact_ledger import FactLedger
-from engine.noise import is_noise
 from engine.prompts import PromptRenderer
 from engine.run_plan import RunPlan
-from engine.speed_log import write_json_atomic
+from engine.atomic_files import write_json_atomic, write_text_atomic
 
 _SENTINEL = "\u2063PRECIS-SUMMARY\u2063"
 
@@ -27,20 +26,29 @@ def static_prefix_tokens(runtime, plan: RunPlan) -> int:
     return renderer.count(prompt[:prompt.index(_SENTINEL)])
 
 
-def build_ledgers(plan: RunPlan, state: RunState, skip_noise: bool) -> dict[str, FactLedger]:
-    """Facts of every chunk a finished round read (noise-only chunks hold none worth keeping)."""
-    read = {(r["document"], r["chunk_index"]) for r in state.rounds if r["kind"] in ("round", "map", "stuff")}
+def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
+    """Facts of every chunk a finished round read; chunks skipped as noise (R1) hold none worth keeping."""
+    read, whole = set(), set()
+    for r in state.rounds:
+        if "noise_skipped" in r["flags"]:
+            continue
+        if r["kind"] == "stuff":
+            whole.add(r["document"])
+        elif r["kind"] in ("round", "map"):
+            read.add((r["document"], r["chunk_index"]))
     ledgers = {}
     for doc in plan.documents:
         ledger = FactLedger()
         for c in doc.chunks:
-            text = doc.text[c.sent_start_char:c.end_char]
-            if state.strategy == "stuff" and state.rounds:
-                read.add((doc.name, c.index))
-            if (doc.name, c.index) in read and not (skip_noise and is_noise(text)):
-                ledger.add_chunk(text, c.index)
+            if doc.name in whole or (doc.name, c.index) in read:
+                ledger.add_chunk(doc.text[c.sent_start_char:c.end_char], c.index)
         ledgers[doc.name] = ledger
     return ledgers
+
+
+def make_report(runtime, plan: RunPlan, state: RunState) -> dict:
+    """The run report of ``state`` as it stands (finished, cancelled or failed)."""
+    return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(runtime, plan))
 
 
 def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger], static_tokens: int) -> dict:
@@ -93,22 +101,16 @@ def write_outputs(out_dir: Path, report: dict, state: RunState) -> list[Path]:
         if many:
             lines += [f"## {name}", ""]
         lines += [text.strip(), ""]
-    _write_text(summary_path, "\n".join(lines))
+    write_text_atomic(summary_path, "\n".join(lines))
     todo_lines = [f"# TODO — {date}", ""]
     todos = report["todos"]
     if not todos:
         todo_lines.append("No TODO items were found in the source.")
     for t in todos:
         todo_lines.append(f"- [ ] {t['text']}" + (f"  ({t['document']})" if many else ""))
-    _write_text(todos_path, "\n".join(todo_lines) + "\n")
+    write_text_atomic(todos_path, "\n".join(todo_lines) + "\n")
     write_json_atomic(run_path, report)
     return [summary_path, todos_path, run_path]
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def load_report(path: Path) -> dict:

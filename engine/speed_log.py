@@ -6,12 +6,11 @@ in the data directory, replaced atomically; a damaged file is ignored (it only c
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine.atomic_files import write_json_atomic
 from engine.paths import data_dir
 
 
@@ -61,21 +60,6 @@ def record_speeds(model_path: Path, n_threads: int | None, prompt_tps: float, ge
     data[speed_key(model_path, n_threads)] = asdict(speeds)
     write_json_atomic(_store(), data)
     return speeds
-
-
-def write_json_atomic(path: Path, data) -> None:
-    """Write to a temporary file beside ``path``, fsync, then rename: a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def measure_speeds(runtime, text: str, prompt_tokens: int = 512, generate_tokens: int = 32) -> Speeds:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMai
                                QSplitter, QVBoxLayout, QWidget)
 
 from engine.app_settings import load_settings, save_settings
-from engine.bundle import bundle_documents
+from engine.bundle import summary_texts
 from engine.checkpoints import unfinished_runs
 from engine.events import (CollapseDetected, CompactionDone, NoiseSkipped, RoundFinished, RoundStarted, RunFinished,
                            RunPlanned, TokensGenerated)
@@ -255,12 +255,7 @@ class MainWindow(QMainWindow):
 
     def _texts(self) -> list:
         docs = self.documents.documents()
-        if not docs:
-            return []
-        if self.documents.per_file:
-            return [(d.name, d.text, ()) for d in docs]
-        b = bundle_documents(docs)
-        return [(b.name, b.text, b.parts)]
+        return summary_texts(docs, self.documents.per_file) if docs else []
 
     # ===== the plan ==============================================================================
     def _schedule_plan(self) -> None:

@@ -1,6 +1,8 @@
 """The plan as the window shows it: budget split, rounds, caps, tokens to process, estimated time."""
 from __future__ import annotations
 
+from engine.run_plan import duration_text
+
 
 def plan_html(plan, memory) -> str:
     b = plan.budget
@@ -9,7 +11,7 @@ def plan_html(plan, memory) -> str:
     sizes = [c.tokens for d in plan.documents for c in d.chunks]
     flagged = sum(c.flagged for d in plan.documents for c in d.chunks)
     time_text = ("unknown until this model has run once on this machine" if e is None or e.seconds is None
-                 else f"about {_duration(e.seconds)}")
+                 else f"about {duration_text(e.seconds)}")
     parts = [
         f"<b>{plan.document_chars:,} characters, {plan.document_tokens:,} tokens → {rounds} round"
         f"{'s' if rounds != 1 else ''}</b> ({len(plan.documents)} summar{'ies' if len(plan.documents) != 1 else 'y'}, "
@@ -26,10 +28,3 @@ def plan_html(plan, memory) -> str:
         parts.append(f"<span style='color:#c62828'>This context won't fit in RAM: use {memory.max_n_ctx:,} tokens or "
                      "less, or a smaller KV cache type.</span>")
     return "<br>".join(parts)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
-

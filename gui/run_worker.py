@@ -18,8 +18,8 @@ import threading
 from engine.checkpoints import RunState, check_resumable
 from engine.errors import PrecisError
 from engine.prompts import RoundLayout
-from engine.run_plan import RunPlan, estimate_run, make_budget, plan_documents
-from engine.run_report import build_ledgers, build_report, static_prefix_tokens
+from engine.run_plan import build_plan
+from engine.run_report import make_report
 from engine.runtime import CancelToken
 from engine.runtime_settings import RuntimeSettings
 from engine.speed_log import known_speeds
@@ -101,10 +101,8 @@ class PlanWorker(_Owner):
                 self.close()
                 self._tokenizer = self._factory(request.model_path, RuntimeSettings(n_ctx=512), vocab_only=True)
                 self._tokenizer_path = request.model_path
-            budget = make_budget(self._tokenizer, request.layout, request.settings.n_ctx, **request.overrides)
-            plan = RunPlan(budget, request.layout, plan_documents(self._tokenizer, request.texts, budget))
-            plan.estimate = estimate_run(budget, plan.documents,
-                                         known_speeds(request.model_path, request.settings.n_threads))
+            plan = build_plan(self._tokenizer, request.layout, request.settings.n_ctx, request.texts,
+                              known_speeds(request.model_path, request.settings.n_threads), **request.overrides)
         except PrecisError as exc:
             self.outbox.put(("plan_failed", request.sequence, str(exc)))
             return
@@ -135,8 +133,7 @@ class RunWorker(_Owner):
         state = plan = None
         try:
             runtime = self._runtime_for(job.model_path, job.settings)
-            budget = make_budget(runtime, job.layout, job.settings.n_ctx, **job.overrides)
-            plan = RunPlan(budget, job.layout, plan_documents(runtime, job.texts, budget))
+            plan = build_plan(runtime, job.layout, job.settings.n_ctx, job.texts, **job.overrides)
             state = new_state(plan, job.model_path if Path(job.model_path).is_file() else None,
                               job.settings.as_dict(), job.options, job.files, job.saved_options)
             if job.resume is not None:
@@ -147,8 +144,7 @@ class RunWorker(_Owner):
                 self.outbox.put(("event", event))
                 if type(event).__name__ == "RunFinished":
                     outcome, message = event.outcome, event.message
-            skip = job.layout.preset.skip_noise if job.options.skip_noise is None else job.options.skip_noise
-            report = build_report(plan, state, build_ledgers(plan, state, skip), static_prefix_tokens(runtime, plan))
+            report = make_report(runtime, plan, state)
             if outcome == "failed":
                 self.outbox.put(("failed", message))
             self.outbox.put(("finished", outcome, {"report": report, "state": state, "plan": plan}))

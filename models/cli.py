@@ -14,10 +14,10 @@ from datetime import date
 from pathlib import Path
 
 from engine import __version__
-from engine.bundle import LoadedDocuments, bundle_documents, load_documents
+from engine.bundle import LoadedDocuments, load_documents, summary_texts
 from engine.errors import BadInput, PrecisError
 from engine.prompts import DEFAULT_PRESET, RoundLayout, load_preset
-from engine.run_plan import RunPlan, estimate_run, make_budget, plan_documents
+from engine.run_plan import RunPlan, build_plan, duration_text
 from engine.speed_log import known_speeds
 from engine.memory_plan import MIB, available_ram_bytes, plan_memory
 from engine.runtime_settings import KV_TYPES, RuntimeSettings
@@ -206,19 +206,21 @@ def layout_from_args(args) -> RoundLayout:
 def plan_for(args, model_path: Path, settings: RuntimeSettings, loaded: LoadedDocuments) -> RunPlan:
     """The chunk plan with the model's own tokenizer (vocab-only load: no weights, ~0.2 s)."""
     from engine.runtime import LlamaRuntime
-    layout = layout_from_args(args)
-    if args.per_file:
-        texts = [(d.name, d.text, ()) for d in loaded.documents]
-    else:
-        bundle = bundle_documents(loaded.documents)
-        texts = [(bundle.name, bundle.text, bundle.parts)]
     with LlamaRuntime.load(model_path, settings, vocab_only=True) as tokenizer:
-        budget = make_budget(tokenizer, layout, settings.n_ctx, summary_out_cap=args.summary_cap,
-                             summary_in_cap=args.summary_in_cap, margin=args.margin, overlap_tokens=args.overlap)
-        documents = plan_documents(tokenizer, texts, budget)
-    plan = RunPlan(budget, layout, documents)
-    plan.estimate = estimate_run(budget, documents, known_speeds(model_path, settings.n_threads))
-    return plan
+        return build_plan_from_args(args, tokenizer, model_path, settings, loaded)
+
+
+def budget_overrides(args) -> dict:
+    return {"summary_out_cap": args.summary_cap, "summary_in_cap": args.summary_in_cap, "margin": args.margin,
+            "overlap_tokens": args.overlap}
+
+
+def build_plan_from_args(args, tokenizer, model_path: Path, settings: RuntimeSettings,
+                         loaded: LoadedDocuments, layout: RoundLayout | None = None) -> RunPlan:
+    """The plan `precis plan` shows and `precis summarize` runs, from the same options."""
+    return build_plan(tokenizer, layout or layout_from_args(args), settings.n_ctx,
+                      summary_texts(loaded.documents, args.per_file),
+                      known_speeds(model_path, settings.n_threads), **budget_overrides(args))
 
 
 def render_run_plan(plan: RunPlan) -> str:
@@ -245,15 +247,9 @@ def render_run_plan(plan: RunPlan) -> str:
             rows.append("Time: unknown until this model's speed is measured here (`precis plan --measure`, "
                         "or after a first run)")
         else:
-            rows.append(f"Time: about {_duration(e.seconds)} at {e.speeds.prompt_tokens_per_second:,.0f} prompt "
+            rows.append(f"Time: about {duration_text(e.seconds)} at {e.speeds.prompt_tokens_per_second:,.0f} prompt "
                         f"and {e.speeds.generate_tokens_per_second:,.1f} generated tokens/s measured here")
     return "\n".join(rows)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def sample_document_text() -> str:

@@ -18,7 +18,7 @@ from engine.memory_plan import available_ram_bytes, plan_memory
 from engine.model_facts import ModelFacts, RecurrentState
 from engine.paths import cache_dir, models_dir
 from engine.runtime_settings import RuntimeSettings
-from engine.speed_log import write_json_atomic
+from engine.atomic_files import write_json_atomic
 from models.bundled import bundled_model_path
 from models.gguf_facts import read_model_facts
 from models.gguf_header import GGUFError

@@ -13,18 +13,16 @@ import sys
 import time
 from pathlib import Path
 
-from engine.bundle import bundle_documents
 from engine.checkpoints import check_resumable, load_state
 from engine.collapse_guard import GuardSettings
 from engine.errors import BadInput
 from engine.events import (CollapseDetected, CompactionDone, NoiseSkipped, RoundFinished, RoundRepaired,
                            RoundStarted, RunFinished, RunPlanned, TokensGenerated, event_dict)
 from engine.memory_plan import MIB, available_ram_bytes, plan_memory
-from engine.run_plan import RunPlan, estimate_run, make_budget, plan_documents
-from engine.run_report import build_ledgers, build_report, static_prefix_tokens, write_outputs
+from engine.run_report import make_report, write_outputs
 from engine.runtime import CancelToken, LlamaRuntime
 from engine.runtime_settings import KV_TYPES, RuntimeSettings
-from engine.speed_log import known_speeds, record_speeds
+from engine.speed_log import record_speeds
 from engine.strategies import STRATEGIES
 from engine.summarizer import RunOptions, new_state, run_summary
 from models.bundled import resolve_model_path
@@ -74,7 +72,7 @@ def run(args) -> int:
         raise BadInput(f"A context of {args.n_ctx:,} tokens needs about {memory.total_bytes / MIB:,.0f} MiB, more than "
                        f"the {memory.available_bytes / MIB:,.0f} MiB available. The largest that fits now is "
                        f"{memory.max_n_ctx:,} (or try --kv-type q8_0).")
-    from models.cli import layout_from_args, load_inputs
+    from models.cli import build_plan_from_args, layout_from_args, load_inputs
     loaded = load_inputs(args.files)
     saved_rules = getattr(args, "rules_text", None)   # on --resume: the rules the run started with
     if saved_rules:
@@ -86,12 +84,7 @@ def run(args) -> int:
                          guard=GuardSettings(shrink_ratio=args.collapse_ratio), max_rounds=args.max_rounds)
     emit = _json_emitter() if args.json_events else _ProgressBar(sys.stderr)
     with LlamaRuntime.load(model_path, settings) as runtime:
-        budget = make_budget(runtime, layout, args.n_ctx, summary_out_cap=args.summary_cap,
-                             summary_in_cap=args.summary_in_cap, margin=args.margin, overlap_tokens=args.overlap)
-        texts = ([(d.name, d.text, ()) for d in loaded.documents] if args.per_file else
-                 [(lambda b: (b.name, b.text, b.parts))(bundle_documents(loaded.documents))])
-        plan = RunPlan(budget, layout, plan_documents(runtime, texts, budget))
-        plan.estimate = estimate_run(budget, plan.documents, known_speeds(model_path, settings.n_threads))
+        plan = build_plan_from_args(args, runtime, model_path, settings, loaded, layout)
         cli_options = {k: _jsonable(getattr(args, k, None)) for k in PLAN_OPTIONS}
         cli_options["rules_text"] = layout.preset.rules
         state = new_state(plan, model_path, settings.as_dict(), options, [str(p.resolve()) for p in args.files],
@@ -109,8 +102,7 @@ def run(args) -> int:
                     finished = event
         finally:
             signal.signal(signal.SIGINT, previous_handler)
-        skip_noise = layout.preset.skip_noise and not args.no_skip_noise
-        report = build_report(plan, state, build_ledgers(plan, state, skip_noise), static_prefix_tokens(runtime, plan))
+        report = make_report(runtime, plan, state)
     _record_speed(model_path, settings, report)
     paths = write_outputs(args.out, report, state)
     if not args.json_events:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from engine.prompts import RoundLayout, load_preset
-from engine.run_plan import RunPlan, make_budget, plan_documents
+from engine.run_plan import build_plan
 from engine.summarizer import RunOptions, new_state, run_summary
 
 
@@ -25,8 +25,7 @@ def conversation_day(sessions: int = 8, noise_sessions=(4,)) -> str:
 
 def make_plan(runtime, text: str, n_ctx: int = 2048, preset: str = "conversation-archive", **budget_overrides):
     layout = RoundLayout(load_preset(preset), "2026-11-27")
-    budget = make_budget(runtime, layout, n_ctx, **budget_overrides)
-    return RunPlan(budget, layout, plan_documents(runtime, [("day.txt", text, ())], budget))
+    return build_plan(runtime, layout, n_ctx, [("day.txt", text, ())], **budget_overrides)
 
 
 def start(runtime, plan, options: RunOptions | None = None):

@@ -77,7 +77,7 @@ def test_seed_collapse_is_detected_repaired_and_reported(tmp_path):
     assert record.attempts == 2 and "repaired" in record.flags and record.collapsed
     assert record.summary_chars > record.summary_in_chars          # the repaired round grew, not collapsed
     assert detected[0].reply_chars == len("The summary remains unchanged.") < detected[0].previous_chars
-    report = build_report(plan, state, build_ledgers(plan, state, True), static_prefix_tokens(rt, plan))
+    report = build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(rt, plan))
     assert len(report["collapses"]) == 1
     assert report["collapses"][0]["index"] == 4 and report["collapses"][0]["repair"] == "retry"
     assert {"meta", "shrank"} <= set(report["collapses"][0]["flags"])
