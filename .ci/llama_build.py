@@ -5,14 +5,16 @@ Why this exists: llama-cpp-python ships only a source distribution, so installin
 llama.cpp. A default build uses ``-march=native``; on CPUs whose cpuid advertises AMX while the
 kernel has not enabled it, the compiler emits AMX tile instructions and the first prompt dies
 with SIGILL. The kernel's view (``/proc/cpuinfo`` flags) is what really runs, so on x86-64 Linux
-we turn native detection off and enable exactly the instruction sets the kernel reports.
+we turn native detection off and enable exactly the instruction sets the kernel reports, except AMX,
+which is never enabled (see ALWAYS_OFF).
 Elsewhere (macOS, ARM) the native build is right and stays on.
 
 pip's wheel cache ignores CMAKE_ARGS, so a wheel built with other flags could be reused silently.
 We build with ``--no-cache-dir`` into a folder whose name is a hash of everything that shapes the
 binary (package version, flags, Python ABI, platform), and install only from there.
 
-Usage: ``llama_build.py wheel`` prints the path of the wheel, building it first if needed;
+Usage: ``llama_build.py wheel`` prints the path of the wheel (and nothing else: the Makefile reads
+stdout; pip's build log goes to stderr), building it first if needed;
 ``llama_build.py flags`` prints the CMAKE_ARGS that would be used.
 Stdlib only: it runs before the project's virtual environment has anything in it.
 """
@@ -40,10 +42,13 @@ X86_FLAG_OPTIONS = [
     ("avx512vbmi", "GGML_AVX512_VBMI"),
     ("avx512_vnni", "GGML_AVX512_VNNI"),
     ("avx512_bf16", "GGML_AVX512_BF16"),
-    ("amx_tile", "GGML_AMX_TILE"),
-    ("amx_int8", "GGML_AMX_INT8"),
-    ("amx_bf16", "GGML_AMX_BF16"),
 ]
+# AMX stays off whatever /proc/cpuinfo says. Tile instructions need a per-process permission
+# (arch_prctl ARCH_REQ_XCOMP_PERM); the vendored llama.cpp's AMX matmul ran `tileloadd` without it and
+# died with SIGILL on a machine whose cpuinfo lists amx_tile/amx_int8/amx_bf16 (measured 2026-11-30:
+# a probe that requests the permission runs the same instruction fine). AMX only pays off for large
+# int8/bf16 matmuls on many cores; Precis's small quantized models lose nothing without it.
+ALWAYS_OFF = ["-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"]
 COMMON_OPTIONS = ["-DLLAVA_BUILD=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF"]
 
 
@@ -60,8 +65,9 @@ def cmake_args_for(system: str, machine: str, cpuinfo: str | None) -> str:
         flags = cpu_flags(cpuinfo)
         options = ["-DGGML_NATIVE=OFF"]
         options += [f"-D{opt}={'ON' if flag in flags else 'OFF'}" for flag, opt in X86_FLAG_OPTIONS]
-        return " ".join(options + COMMON_OPTIONS)
-    return " ".join(["-DGGML_NATIVE=ON"] + COMMON_OPTIONS)
+        return " ".join(options + ALWAYS_OFF + COMMON_OPTIONS)
+    native = ["-DGGML_NATIVE=ON"] + (ALWAYS_OFF if machine in ("x86_64", "AMD64") else [])
+    return " ".join(native + COMMON_OPTIONS)
 
 
 def this_machine_cmake_args() -> str:
@@ -102,7 +108,7 @@ def find_or_build_wheel(python: str) -> Path:
                CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
     subprocess.run([python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--no-binary",
                     "llama-cpp-python", "-w", str(tmp), f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}"],
-                   check=True, env=env)
+                   check=True, env=env, stdout=sys.stderr)  # stdout carries only the wheel path
     built = sorted(tmp.glob("llama_cpp_python-*.whl"))
     if not built:
         sys.exit("[precis] pip wheel produced no llama_cpp_python wheel")

@@ -1,25 +1,39 @@
-"""Run every benchmark and write bench/results/latest.json. Usage: python -m bench"""
+"""Run the benchmarks and record them in bench/results/latest.json.
+
+Usage: python -m bench            (all of them)
+       python -m bench NAME...    (only these; the others keep their recorded results)
+Ratios are measured side by side within one benchmark run: these machines are noisy.
+"""
 from __future__ import annotations
 
 import json
+import os
 import platform
+import sys
 from pathlib import Path
 
-from bench import chunk_plan, gguf_header, gui_stalls, memory_plan, model_library, rolling_overhead
+BENCHMARKS = {
+    "gguf_header": lambda: __import__("bench.gguf_header", fromlist=["run"]).run(),
+    "memory_plan": lambda: (lambda m: m.run(m.default_models()))(__import__("bench.memory_plan", fromlist=["run"])),
+    "chunk_plan": lambda: __import__("bench.chunk_plan", fromlist=["run"]).run(),
+    "rolling_overhead": lambda: __import__("bench.rolling_overhead", fromlist=["run"]).run(),
+    "model_library": lambda: __import__("bench.model_library", fromlist=["run"]).run(),
+    "gui_stalls": lambda: __import__("bench.gui_stalls", fromlist=["run"]).run(),
+}
+RESULTS = Path(__file__).parent / "results" / "latest.json"
 
 
-def main() -> None:
-    results = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version()},
-               "gguf_header": gguf_header.run(),
-               "memory_plan": memory_plan.run(memory_plan.default_models()),
-               "chunk_plan": chunk_plan.run(),
-               "rolling_overhead": rolling_overhead.run(),
-               "model_library": model_library.run(),
-               "gui_stalls": gui_stalls.run()}
-    out = Path(__file__).parent / "results" / "latest.json"
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
+def main(names: list[str]) -> None:
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        sys.exit(f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+    results = json.loads(RESULTS.read_text()) if names and RESULTS.exists() else {}
+    results["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version()}
+    for name in names or list(BENCHMARKS):
+        results[name] = BENCHMARKS[name]()
+        print(json.dumps({name: results[name]}, indent=2), flush=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

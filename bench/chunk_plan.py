@@ -12,11 +12,12 @@ import statistics
 import time
 from pathlib import Path
 
-from engine.prompts import RoundLayout, load_preset
-from engine.run_plan import make_budget, plan_documents
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
-from models.bundled import bundled_model_path
+from precis.engine.planning.run_plan import make_budget, plan_documents
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import load_preset
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.models.library.bundled import bundled_model_path
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "dev"
 DOCUMENT_CHARS = 1_000_000
@@ -29,7 +30,7 @@ def document() -> tuple[str, str]:
         source = f"development corpus ({len(files)} documents joined)"
     else:
         from importlib import resources
-        sample = (resources.files("resources") / "sample_day.txt").read_text(encoding="utf-8")
+        sample = (resources.files("precis.resources") / "sample_day.txt").read_text(encoding="utf-8")
         text, source = sample * (DOCUMENT_CHARS // len(sample) + 1), "resources/sample_day.txt repeated"
     return text[:DOCUMENT_CHARS], source
 

@@ -11,7 +11,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from models.gguf_facts import read_model_facts
+from precis.models.gguf.facts import read_model_facts
 from tests.gguf_builder import llama_like, write_gguf
 
 

@@ -8,11 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from engine.memory_plan import MIB, plan_memory
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
-from models.bundled import bundled_model_path
-from models.gguf_facts import read_model_facts
+from precis.engine.planning.memory_plan import MIB, plan_memory
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.models.gguf.facts import read_model_facts
+from precis.models.library.bundled import bundled_model_path
 
 
 def default_models() -> list[Path]:
@@ -38,11 +38,13 @@ def run(paths: list[Path]) -> list[dict]:
                 plan = plan_memory(facts, s, 16 * 2**30)
                 with LlamaRuntime.load(path, s) as rt:
                     m = rt.allocation
-                rows.append({"model": facts.name, "arch": facts.architecture, "n_ctx": s.n_ctx, "kv": kv, "flash_attn": flash_attn,
+                rows.append({"model": facts.name, "arch": facts.architecture, "n_ctx": s.n_ctx, "kv": kv,
+                             "flash_attn": flash_attn,
                              "kv_est_mib": round(plan.kv_bytes / MIB, 2), "kv_llama_mib": round(m.kv_mib, 2),
                              "compute_est_mib": round(plan.compute_bytes / MIB, 2),
                              "compute_llama_mib": m.compute_mib,
-                             "compute_error_pct": round(100 * (plan.compute_bytes / MIB - m.compute_mib) / m.compute_mib, 1)})
+                             "compute_error_pct": round(100 * (plan.compute_bytes / MIB - m.compute_mib)
+                                                        / m.compute_mib, 1)})
     return rows
 
 

@@ -27,7 +27,7 @@ def run(n_files: int = 50, repeats: int = 3) -> dict:
             md, tensors = llama_like("llama", n_layer=32, n_embd=4096, n_vocab=32000, big_tensor_elems=7 * 2**30)
             for i in range(n_files):
                 write_gguf(folder / f"model-{i:02d}.gguf", md, tensors)
-            from models.library import discover
+            from precis.models.library.discovery import discover
             t0 = time.perf_counter()
             a = discover([str(folder)], include_bundled=False)
             t1 = time.perf_counter()

@@ -18,13 +18,16 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from engine.prompts import RoundLayout, load_preset
-from engine.run_plan import build_plan
-from engine.run_report import make_report, write_outputs
-from engine.runtime import LlamaRuntime, SamplingParams, _default_threads
-from engine.runtime_settings import RuntimeSettings
-from engine.summarizer import RunOptions, new_state, run_summary
-from models.bundled import bundled_model_path
+from precis.engine.planning.run_plan import build_plan
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import load_preset
+from precis.engine.runs.outputs import write_outputs
+from precis.engine.runs.report import make_report
+from precis.engine.runs.run import RunOptions, new_state, run_summary
+from precis.engine.runtime.llama import LlamaRuntime, _default_threads
+from precis.engine.runtime.protocol import SamplingParams
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.models.library.bundled import bundled_model_path
 
 N_CTX = 2048
 DOCUMENT_CHARS = 9000
@@ -47,7 +50,7 @@ class RecordingRuntime:
             self.calls.append((prompt, self._rt.last_call.generated_tokens))
 
 
-def precis_run(model: Path, text: str, out_dir: Path) -> tuple[float, list[tuple[str, int]], dict]:
+def precis_run(model: Path, text: str, out_dir: Path):
     started = time.perf_counter()
     with LlamaRuntime.load(model, RuntimeSettings(n_ctx=N_CTX)) as real:
         rt = RecordingRuntime(real)
@@ -81,10 +84,10 @@ def plain_run(model: Path, calls: list[tuple[str, int]]) -> float:
 
 
 def run(repeats: int = 2) -> dict:
-    text = (resources.files("resources") / "sample_day.txt").read_text(encoding="utf-8")[:DOCUMENT_CHARS]
+    text = (resources.files("precis.resources") / "sample_day.txt").read_text(encoding="utf-8")[:DOCUMENT_CHARS]
     model = bundled_model_path()
     precis_s, plain_s, ratios = [], [], []
-    report = {}
+    report = None
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeats):
             p_s, calls, report = precis_run(model, text, Path(tmp) / f"run{i}")
@@ -93,9 +96,10 @@ def run(repeats: int = 2) -> dict:
             plain_s.append(q_s)
             ratios.append(p_s / q_s)
     return {"model": "SmolLM2-135M (bundled)", "n_ctx": N_CTX, "document_chars": len(text),
-            "rounds": len(report["rounds"]), "model_calls": report["prefix_reuse"]["model_calls"],
-            "static_prompt_evaluations": report["prefix_reuse"]["static_prompt_evaluations"],
-            "precis_seconds": round(statistics.median(precis_s), 2), "plain_seconds": round(statistics.median(plain_s), 2),
+            "rounds": len(report.rounds), "model_calls": report.prefix_reuse["model_calls"],
+            "static_prompt_evaluations": report.prefix_reuse["static_prompt_evaluations"],
+            "precis_seconds": round(statistics.median(precis_s), 2),
+            "plain_seconds": round(statistics.median(plain_s), 2),
             "overhead_ratio": round(statistics.median(ratios), 3)}
 
 

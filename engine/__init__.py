@@ -1,5 +1,6 @@
 """Precis engine: documents, tokens, budgets, memory plans, the runtime and the strategies. No Qt."""
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("precis")

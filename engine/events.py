@@ -2,7 +2,7 @@
 the window, the command line (progress bar or --json-events) and the tests."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 # Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction".
 # Flags a round can carry (engine.collapse_guard): "shrank", "meta", "empty", "truncated", "repetition",
@@ -44,9 +44,17 @@ class RoundRecord:
     def as_dict(self, with_texts: bool = True) -> dict:
         d = asdict(self)
         if not with_texts:
-            for key in ("summary", "summary_in", "reply"):
+            for key in ROUND_TEXT_KEYS:
                 d.pop(key)
         return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RoundRecord":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+ROUND_TEXT_KEYS = ("summary", "summary_in", "reply")
 
 
 COLLAPSE_FLAGS = ("shrank", "meta", "empty", "truncated", "repetition", "copied_chunk", "echoed_prompt",
@@ -62,6 +70,7 @@ class RunPlanned:
     chunk_tokens: list[int]
     budget: dict
     resumed_from: int = 0           # finished rounds taken over from a checkpoint
+    resumed_parts: int = 0          # of those, rounds that read a part of a document (what `rounds` counts)
 
 
 @dataclass

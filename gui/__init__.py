@@ -4,5 +4,5 @@ console script (gui/launcher.py) can run headless subcommands on machines withou
 
 def create_main_window(**kwargs):
     """Build the main window (for the app, tests and automation). A QApplication must exist."""
-    from gui.main_window import MainWindow
+    from precis.gui.main_window import MainWindow
     return MainWindow(**kwargs)

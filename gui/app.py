@@ -7,13 +7,13 @@ from pathlib import Path
 
 def sample_document_path() -> Path:
     from importlib.resources import files
-    return Path(str(files("resources").joinpath("sample_day.txt")))
+    return Path(str(files("precis.resources").joinpath("sample_day.txt")))
 
 
 def run_app(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from gui.main_window import MainWindow
+    from precis.gui.main_window import MainWindow
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Precis")
     app.setOrganizationName("Precis")

@@ -3,16 +3,26 @@ fits this machine, download in the background with progress and cancel (a partia
 from __future__ import annotations
 
 import queue
-import threading
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QProgressBar,
-                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+)
 
-from engine.errors import Cancelled, PrecisError
-from engine.memory_plan import MIB
-from engine.runtime import CancelToken
-from models import hub
+from precis.engine.planning.memory_plan import MIB
+from precis.engine.runtime.protocol import CancelToken
+from precis.gui.workers import Pump, Task, TaskFailed, TaskOwner, TaskProgress
+from precis.models.library import hub
 
 BADGE_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
 
@@ -69,9 +79,8 @@ class DownloadDialog(QDialog):
         buttons.addWidget(close)
         layout.addLayout(buttons)
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._pump = QTimer(self, interval=50)
-        self._pump.timeout.connect(self._drain)
-        self._pump.start()
+        self._tasks = TaskOwner("precis-hub", self._outbox)
+        self._pump = Pump(self, self._outbox, self._dispatch, interval_ms=50)
         self._cancel = CancelToken()
         self.busy = False
         self.last_path = ""
@@ -79,56 +88,44 @@ class DownloadDialog(QDialog):
     # ----- background work: Hub calls never run on the GUI thread --------------------------------
     def _background(self, kind: str, fn, *args) -> None:
         self.busy = True
+        self._tasks.submit(Task(kind, fn, args))
 
-        def work():
-            try:
-                self._outbox.put((kind, fn(*args)))
-            except Cancelled as exc:
-                self._outbox.put(("cancelled", str(exc)))
-            except PrecisError as exc:
-                self._outbox.put(("error", str(exc)))
-            except Exception as exc:  # a bug: say it, keep the dialog usable
-                self._outbox.put(("error", f"Unexpected error: {exc!r}"))
-        threading.Thread(target=work, name="precis-hub", daemon=True).start()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                kind, value = self._outbox.get_nowait()
-            except queue.Empty:
-                return
-            if kind == "progress":
-                done, total = value
-                self.progress.setMaximum(max(1, total // MIB))
-                self.progress.setValue(done // MIB)
-                self.progress.setFormat(f"{done / MIB:,.0f} of {total / MIB:,.0f} MiB")
-                continue
-            self.busy = False
-            if kind == "repos":
-                self.repos.clear()
-                for r in value:
-                    item = QListWidgetItem(f"{r.repo_id}  ·  {r.downloads:,} downloads")
-                    item.setData(Qt.ItemDataRole.UserRole, r.repo_id)
-                    self.repos.addItem(item)
-                self.message.setText(f"{len(value)} repositories" if value else "No GGUF repositories match.")
-            elif kind == "files":
-                self.files.clear()
-                for f in value:
-                    item = QTreeWidgetItem([f.filename, f"{f.size_bytes / MIB:,.0f} MiB", f.quantization, f.badge])
-                    item.setForeground(3, Qt.GlobalColor.darkGreen if f.badge == "fits" else
-                                       Qt.GlobalColor.darkYellow if f.badge == "tight" else Qt.GlobalColor.red)
-                    item.setData(0, Qt.ItemDataRole.UserRole, (f.repo_id, f.filename))
-                    self.files.addTopLevelItem(item)
-                self.message.setText(f"{len(value)} GGUF files. The badge compares the file plus a runtime allowance "
-                                     "with the RAM available now.")
-            elif kind == "downloaded":
+    def _dispatch(self, message) -> None:
+        if isinstance(message, TaskProgress):
+            done, total = message.value
+            self.progress.setMaximum(max(1, total // MIB))
+            self.progress.setValue(done // MIB)
+            self.progress.setFormat(f"{done / MIB:,.0f} of {total / MIB:,.0f} MiB")
+            return
+        self.busy = False
+        if isinstance(message, TaskFailed):
+            if message.tag == "downloaded":
                 self._download_ended()
-                self.last_path = str(value)
-                self.message.setText(f"Verified and saved: {value}")
-                self.downloaded.emit(str(value))
-            elif kind in ("cancelled", "error"):
-                self._download_ended()
-                self.message.setText(value)
+            self.message.setText(message.message)
+            return
+        kind, value = message.tag, message.value
+        if kind == "repos":
+            self.repos.clear()
+            for r in value:
+                item = QListWidgetItem(f"{r.repo_id}  ·  {r.downloads:,} downloads")
+                item.setData(Qt.ItemDataRole.UserRole, r.repo_id)
+                self.repos.addItem(item)
+            self.message.setText(f"{len(value)} repositories" if value else "No GGUF repositories match.")
+        elif kind == "files":
+            self.files.clear()
+            for f in value:
+                item = QTreeWidgetItem([f.filename, f"{f.size_bytes / MIB:,.0f} MiB", f.quantization, f.badge])
+                item.setForeground(3, Qt.GlobalColor.darkGreen if f.badge == "fits" else
+                                   Qt.GlobalColor.darkYellow if f.badge == "tight" else Qt.GlobalColor.red)
+                item.setData(0, Qt.ItemDataRole.UserRole, (f.repo_id, f.filename))
+                self.files.addTopLevelItem(item)
+            self.message.setText(f"{len(value)} GGUF files. The badge compares the file plus a runtime allowance "
+                                 "with the RAM available now.")
+        elif kind == "downloaded":
+            self._download_ended()
+            self.last_path = str(value)
+            self.message.setText(f"Verified and saved: {value}")
+            self.downloaded.emit(str(value))
 
     # ----- actions --------------------------------------------------------------------------------
     def search(self) -> None:
@@ -155,7 +152,7 @@ class DownloadDialog(QDialog):
         self.cancel_button.setEnabled(True)
         self.message.setText(f"Downloading {filename}…")
         self._background("downloaded", hub.download, repo_id, filename,
-                         lambda done, total: self._outbox.put(("progress", (done, total))), self._cancel)
+                         lambda done, total: self._outbox.put(TaskProgress("downloaded", (done, total))), self._cancel)
 
     def cancel_download(self) -> None:
         self._cancel.cancel()

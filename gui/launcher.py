@@ -8,9 +8,9 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv:
-        from models.cli import main as cli_main
+        from precis.models.cli.main import main as cli_main
         return cli_main(argv)
-    from gui.app import run_app
+    from precis.gui.app import run_app
     return run_app()
 
 

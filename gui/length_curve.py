@@ -127,7 +127,8 @@ class LengthCurveWidget(QChartView):
         flags = ", ".join(r.flags) if r.flags else "ok"
         QToolTip.showText(self.cursor().pos(),
                           f"Round {r.index + 1} ({r.kind}): summary {r.summary_chars:,} chars / {r.summary_tokens:,} "
-                          f"tokens (was {r.summary_in_chars:,} chars)\nchunk {r.chunk_tokens:,} tokens; {r.seconds:.1f} s;"
+                          f"tokens (was {r.summary_in_chars:,} chars)\nchunk {r.chunk_tokens:,} tokens; "
+                          f"{r.seconds:.1f} s;"
                           f" {flags}", self)
 
     def _on_clicked(self, point: QPointF) -> None:

@@ -1,35 +1,59 @@
 """The main window: documents, model and context against RAM, rules, the plan, the live length curve,
-the round inspector and the results. It shows; the engine computes; one worker thread owns the model."""
+the round inspector and the results. It shows; the engine computes; the workers (gui/workers.py)
+read files, scan for models, plan and run off the GUI thread; the run controller owns the run."""
 from __future__ import annotations
 
 import queue
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
-from engine.app_settings import load_settings, save_settings
-from engine.bundle import summary_texts
-from engine.checkpoints import unfinished_runs
-from engine.events import (CollapseDetected, CompactionDone, NoiseSkipped, RoundFinished, RoundStarted, RunFinished,
-                           RunPlanned, TokensGenerated)
-from engine.paths import config_dir
-from engine.runtime import SamplingParams
-from engine.summarizer import RunOptions
-from gui.document_panel import DocumentPanel
-from gui.download_dialog import DownloadDialog
-from gui.model_panel import ModelPanel
-from gui.plan_text import plan_html
-from gui.rules_panel import RulesPanel
-from gui.run_view import RunView
-from gui.run_worker import PlanRequest, PlanWorker, RunJob, RunWorker, load_real_runtime
-from models.bundled import bundled_model_path
+from precis.engine.documents.token_estimate import estimate_tokens
+from precis.engine.runs.state import unfinished_runs
+from precis.engine.storage.app_settings import load_settings, save_settings
+from precis.engine.storage.paths import config_dir
+from precis.gui.document_panel import DocumentPanel, read_for_list
+from precis.gui.download_dialog import DownloadDialog
+from precis.gui.model_panel import ModelPanel
+from precis.gui.plan_text import plan_html
+from precis.gui.resume_banner import ResumeBanner
+from precis.gui.rules_panel import RulesPanel
+from precis.gui.run_controller import RUN_MESSAGES, RunController
+from precis.gui.run_view import RunView
+from precis.gui.workers import (
+    ModelOwner,
+    PlanFailed,
+    PlanJob,
+    Planned,
+    PlanOwner,
+    Pump,
+    Task,
+    TaskDone,
+    TaskFailed,
+    TaskOwner,
+    load_real_runtime,
+)
+from precis.models.library.bundled import bundled_model_path
+from precis.models.library.discovery import discover
+from precis.models.session.job import resume_request
+from precis.models.session.planner import read_documents
+from precis.models.session.progress import clock_text
+from precis.models.session.request import RunRequest
 
 PLAN_DEBOUNCE_MS = 150
-PUMP_MS = 40              # how often worker messages are applied: smooth, and never a flood
 
 
 class MainWindow(QMainWindow):
@@ -42,21 +66,54 @@ class MainWindow(QMainWindow):
         self.settings = load_settings()
         self.plan = None
         self.plan_error = ""
-        self.records: list = []
-        self.state = None
-        self.last_outcome = ""
         self.error_dialog: QMessageBox | None = None
         self.download_dialog: DownloadDialog | None = None
-        self.running = False
         self._plan_sequence = 0
-        self._run_started = 0.0
-        self._total_rounds = 0
-        self._tps = 0.0
-        self._current_round = 0
+        self._start_workers(runtime_factory, tokenizer_factory or runtime_factory)
         self._build_ui()
-        self._start_threads(runtime_factory, tokenizer_factory or runtime_factory)
         self._restore(model_path)
         self._offer_resume()
+
+    # ===== workers ===============================================================================
+    def _start_workers(self, runtime_factory, tokenizer_factory) -> None:
+        self.outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.model_owner = ModelOwner(self.outbox, runtime_factory)
+        self.planner = PlanOwner(self.outbox, tokenizer_factory)
+        self.io = TaskOwner("precis-io", self.outbox)
+        self.run = RunController(self.model_owner, self)
+        self.pump = Pump(self, self.outbox, self._dispatch)
+
+    def _dispatch(self, message) -> None:
+        """Every worker message, applied on the GUI thread."""
+        if isinstance(message, RUN_MESSAGES):
+            self.run.handle(message)
+        elif isinstance(message, Planned):
+            self._on_planned(message)
+        elif isinstance(message, PlanFailed):
+            self._on_plan_failed(message)
+        elif isinstance(message, (TaskDone, TaskFailed)):
+            self._on_task(message)
+
+    def _on_task(self, message) -> None:
+        kind, *key = message.tag
+        ok = isinstance(message, TaskDone)
+        if kind == "documents":
+            self.documents.finish_batch(key[0], message.value if ok else None, "" if ok else message.message)
+        elif kind == "models" and ok:
+            self.model_panel.set_library(message.value)
+        elif kind == "resume":
+            if ok:
+                self._resume_with(*message.value)
+            else:
+                self.show_error("Cannot resume", message.message)
+
+    def shutdown(self) -> None:
+        """Stop the run and every owner thread; each closes what it owns in its own thread."""
+        self.model_owner.cancel.cancel()
+        self.pump.stop()
+        for owner in (self.model_owner, self.planner, self.io):
+            if owner.alive:
+                owner.stop()
 
     # ===== layout ================================================================================
     def _build_ui(self) -> None:
@@ -77,19 +134,8 @@ class MainWindow(QMainWindow):
 
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
-        self.resume_banner = QWidget(right)
-        self.resume_banner.setObjectName("resumeBanner")
-        banner = QHBoxLayout(self.resume_banner)
-        self.resume_label = QLabel(self.resume_banner)
-        self.resume_button = QPushButton("Resume", self.resume_banner)
-        self.resume_button.setObjectName("resumeButton")
-        dismiss = QPushButton("Dismiss", self.resume_banner)
-        dismiss.clicked.connect(self.resume_banner.hide)
-        self.resume_button.clicked.connect(self._on_resume_clicked)
-        banner.addWidget(self.resume_label, 1)
-        banner.addWidget(self.resume_button)
-        banner.addWidget(dismiss)
-        self.resume_banner.hide()
+        self.resume_banner = ResumeBanner(right)
+        self.resume_banner.resume_requested.connect(self._on_resume_requested)
         right_layout.addWidget(self.resume_banner)
         self.plan_view = QLabel(right)
         self.plan_view.setObjectName("planView")
@@ -97,34 +143,11 @@ class MainWindow(QMainWindow):
         self.plan_view.setTextFormat(Qt.TextFormat.RichText)
         self.plan_view.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         right_layout.addWidget(self.plan_view)
-
-        self.run_view = RunView(right)
+        self.run_view = RunView(self.run, right)
         self.run_view.round_selected.connect(self.inspect_round)
-        v = self.run_view
-        self.curve, self.tokens_toggle, self.tabs = v.curve, v.tokens_toggle, v.tabs
-        self.live_output, self.round_list, self.inspector, self.results = v.live_output, v.round_list, v.inspector, \
-            v.results
+        self.curve, self.results = self.run_view.curve, self.run_view.results
         right_layout.addWidget(self.run_view, 1)
-
-        run_row = QHBoxLayout()
-        self.run_button = QPushButton("Run", right)
-        self.run_button.setObjectName("runButton")
-        self.run_button.setDefault(True)
-        self.run_button.clicked.connect(lambda: self.start_run())
-        self.stop_button = QPushButton("Stop", right)
-        self.stop_button.setObjectName("stopButton")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_run)
-        self.save_button = QPushButton("Save all…", right)
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self._on_save_all_clicked)
-        self.status_line = QLabel("Ready", right)
-        self.status_line.setObjectName("statusLine")
-        run_row.addWidget(self.run_button)
-        run_row.addWidget(self.stop_button)
-        run_row.addWidget(self.status_line, 1)
-        run_row.addWidget(self.save_button)
-        right_layout.addLayout(run_row)
+        right_layout.addLayout(self._run_row(right))
 
         main = QSplitter(Qt.Orientation.Horizontal, self)
         main.addWidget(left)
@@ -134,14 +157,47 @@ class MainWindow(QMainWindow):
         self._build_menu()
 
         self.documents.changed.connect(self._schedule_plan)
+        self.documents.read_requested.connect(
+            lambda batch, paths: self.io.submit(Task(("documents", batch), read_for_list, (paths,))))
         self.model_panel.changed.connect(self._schedule_plan)
         self.model_panel.model_failed.connect(lambda msg: self.show_error("This model cannot be used", msg))
         self.model_panel.download_requested.connect(self.open_download_dialog)
+        self.model_panel.scan_requested.connect(self._scan_models)
         self.rules.changed.connect(self._schedule_plan)
         self._plan_timer = QTimer(self, singleShot=True, interval=PLAN_DEBOUNCE_MS)
         self._plan_timer.timeout.connect(self._request_plan)
         self._clock = QTimer(self, interval=500)
-        self._clock.timeout.connect(self._update_status)
+        self._clock.timeout.connect(self._show_progress)
+        self.run.started.connect(self._on_run_started)
+        self.run.model_loaded.connect(self.model_panel.show_measured)
+        self.run.noted.connect(lambda note: self.statusBar().showMessage(note, 8000))
+        self.run.failed.connect(lambda message: self.show_error("The run stopped with an error", message))
+        self.run.ended.connect(self._on_run_ended)
+        self._scan_models(self.settings.model_folders)
+        # Build the offline tokenizer for estimates now, while nothing else happens: its one-time setup
+        # holds the GIL for ~60 ms, a visible hiccup if it runs while the window is busy.
+        self.io.submit(Task(("warm-up",), estimate_tokens, ("warm up",)))
+
+    def _run_row(self, parent) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.run_button = QPushButton("Run", parent)
+        self.run_button.setObjectName("runButton")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(lambda: self.start_run())
+        self.stop_button = QPushButton("Stop", parent)
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop_run)
+        self.save_button = QPushButton("Save all…", parent)
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self._on_save_all_clicked)
+        self.status_line = QLabel("Ready", parent)
+        self.status_line.setObjectName("statusLine")
+        row.addWidget(self.run_button)
+        row.addWidget(self.stop_button)
+        row.addWidget(self.status_line, 1)
+        row.addWidget(self.save_button)
+        return row
 
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -168,35 +224,8 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=path: self.add_documents([Path(p)]))
         self.recent_menu.setEnabled(bool(self.settings.recent_files))
 
-    # ===== threads ===============================================================================
-    def _start_threads(self, runtime_factory, tokenizer_factory) -> None:
-        self.outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self.worker = RunWorker(self.outbox, runtime_factory)
-        self.planner = PlanWorker(self.outbox, tokenizer_factory)
-        self._pump = QTimer(self, interval=PUMP_MS)
-        self._pump.timeout.connect(self._drain_outbox)
-        self._pump.start()
-
-    def _drain_outbox(self) -> None:
-        """Apply what the worker threads posted, on the GUI thread, at screen speed."""
-        handlers = {"event": self._on_event, "model_loaded": self.model_panel.show_measured,
-                    "failed": self._on_worker_failed, "finished": self._on_run_finished,
-                    "planned": self._on_planned, "plan_failed": self._on_plan_failed}
-        deadline = time.perf_counter() + 0.03   # never hold the GUI thread for long, even after a burst
-        while time.perf_counter() < deadline:
-            try:
-                kind, *args = self.outbox.get_nowait()
-            except queue.Empty:
-                break
-            handlers[kind](*args)
-
-    def shutdown(self) -> None:
-        """Stop the run and both owner threads; each closes its runtime in its own thread."""
-        self.worker.cancel.cancel()
-        self._pump.stop()
-        for owner in (self.worker, self.planner):
-            if owner.alive:
-                owner.stop()
+    def _scan_models(self, folders: list[str]) -> None:
+        self.io.submit(Task(("models",), discover, (list(folders),), {"n_ctx": self.model_panel.n_ctx or 4096}))
 
     # ===== settings ==============================================================================
     def _restore(self, model_path: Path | None) -> None:
@@ -223,8 +252,7 @@ class MainWindow(QMainWindow):
 
     def save_state(self) -> None:
         s = self.settings
-        bundled = bundled_model_path()
-        s.model = "default" if self.model_panel.model_path == bundled else str(self.model_panel.model_path)
+        s.model = "default" if self.model_panel.model_path == bundled_model_path() else str(self.model_panel.model_path)
         s.n_ctx, s.kv_type = self.model_panel.n_ctx, self.model_panel.kv_type
         s.strategy, s.preset = self.rules.strategy.currentText(), self.rules.preset.currentData()
         s.rules_override = self.rules.rules.toPlainText() if self.rules.rules_overridden else ""
@@ -253,205 +281,130 @@ class MainWindow(QMainWindow):
             self.add_documents(paths)
             event.acceptProposedAction()
 
-    def _texts(self) -> list:
-        docs = self.documents.documents()
-        return summary_texts(docs, self.documents.per_file) if docs else []
+    # ===== the run request and the plan ==========================================================
+    def request(self) -> RunRequest:
+        """What the panels say, as the run request `precis summarize` would build from its flags."""
+        layout = self.rules.layout_for_run()
+        model = self.model_panel.model_path
+        return RunRequest(
+            files=[str(p) for p in self.documents.paths()],
+            model="default" if model == bundled_model_path() else str(model),
+            n_ctx=self.model_panel.n_ctx, kv_type=self.model_panel.kv_type, strategy=self.rules.strategy.currentText(),
+            per_file=self.documents.per_file, preset=layout.preset.name,
+            rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
+            language=layout.language or "")
 
-    # ===== the plan ==============================================================================
     def _schedule_plan(self) -> None:
+        self._plan_sequence += 1          # whatever is being planned now is stale
+        self.plan = None
+        self._update_run_button()
         self._plan_timer.start()
 
     def _request_plan(self) -> None:
-        texts = self._texts()
-        if not texts or self.model_panel.facts is None:
-            self.plan = None
-            self.plan_view.setText("<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
-            self._update_run_button()
+        docs = self.documents.documents()
+        if not docs or self.model_panel.facts is None:
+            self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
+                                   "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
             return
-        self._plan_sequence += 1
+        self.plan_view.setText(self.plan_view.text() + "<br><i>Planning…</i>" if self.plan_view.text() else
+                               "<i>Planning…</i>")
         self.planner.latest_sequence = self._plan_sequence
-        self.planner.submit(PlanRequest(self._plan_sequence, self.model_panel.model_path,
-                                             self.model_panel.settings(), texts, self.rules.layout_for_run()))
+        self.planner.submit(PlanJob(self._plan_sequence, self.request(), docs, self.model_panel.model_path))
 
-    def _on_planned(self, sequence: int, plan) -> None:
-        if sequence != self._plan_sequence:
+    def _on_planned(self, message: Planned) -> None:
+        if message.sequence != self._plan_sequence:
             return
-        self.plan, self.plan_error = plan, ""
-        self.plan_view.setText(plan_html(plan, self.model_panel.memory_bar.plan))
+        self.plan, self.plan_error = message.plan, ""
+        self.plan_view.setText(plan_html(message.plan, self.model_panel.memory_bar.plan))
         if self.documents.per_file:
-            self.documents.set_exact_tokens({d.name: d.tokens for d in plan.documents})
+            self.documents.set_exact_tokens({d.name: d.tokens for d in message.plan.documents})
         self._update_run_button()
 
-    def _on_plan_failed(self, sequence: int, message: str) -> None:
-        if sequence != self._plan_sequence:
+    def _on_plan_failed(self, message: PlanFailed) -> None:
+        if message.sequence != self._plan_sequence:
             return
-        self.plan, self.plan_error = None, message
-        self.plan_view.setText(f"<p style='color:#c62828'><b>Cannot plan:</b> {message}</p>")
+        self.plan, self.plan_error = None, message.message
+        self.plan_view.setText(f"<p style='color:#c62828'><b>Cannot plan:</b> {message.message}</p>")
         self._update_run_button()
 
     def _update_run_button(self) -> None:
         memory = self.model_panel.memory_bar.plan
         fits = memory is not None and memory.verdict != "won't fit"
-        self.run_button.setEnabled(not self.running and self.plan is not None and fits)
+        self.run_button.setEnabled(not self.run.running and self.plan is not None and fits)
         if memory is not None and not fits:
             self.run_button.setToolTip(f"This context won't fit in RAM; the largest that fits is {memory.max_n_ctx:,}.")
         else:
-            self.run_button.setToolTip("")
+            self.run_button.setToolTip("" if self.plan is not None else "Waiting for the plan")
 
     # ===== running ===============================================================================
-    def start_run(self, resume_state=None) -> None:
-        if self.running or (self.plan is None and resume_state is None):
+    def start_run(self, resume_state=None, request: RunRequest | None = None, documents=None) -> None:
+        if self.run.running or (self.plan is None and resume_state is None):
             return
-        layout = self.rules.layout_for_run()
-        saved = {"model": str(self.model_panel.model_path), "n_ctx": self.model_panel.n_ctx,
-                 "kv_type": self.model_panel.kv_type, "per_file": self.documents.per_file,
-                 "preset": layout.preset.name, "rules_text": layout.preset.rules, "date": layout.date,
-                 "language": layout.language, "strategy": self.rules.strategy.currentText()}
-        options = RunOptions(self.rules.strategy.currentText(), sampling=SamplingParams())
-        overrides = {}
-        if resume_state is not None:
-            o = resume_state.options
-            overrides = {k: o[v] for k, v in (("summary_out_cap", "summary_cap"), ("summary_in_cap", "summary_in_cap"),
-                                              ("margin", "margin"), ("overlap_tokens", "overlap")) if o.get(v)}
-        job = RunJob(self.model_panel.model_path, self.model_panel.settings(), self._texts(), layout, options,
-                     [str(p) for p in self.documents.paths()], saved, overrides, resume_state)
-        self.worker.cancel = type(self.worker.cancel)()
-        self.records, self.state, self.last_outcome = [], None, ""
-        self.curve.clear()
-        self.round_list.clear()
-        self.live_output.clear()
-        if resume_state is not None:     # the finished rounds stay on the curve and in the list
-            for record in resume_state.records():
-                self._show_finished_round(record)
-        self.running = True
-        self._run_started = time.perf_counter()
-        self.run_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
-        self.save_button.setEnabled(False)
-        self.status_line.setText("Loading the model…")
-        self._clock.start()
-        self.worker.submit(job)
+        self.run.start(request or self.request(), documents or self.documents.documents(), resume_state)
 
     def stop_run(self) -> None:
-        self.worker.cancel.cancel()
+        self.run.stop()
         self.stop_button.setEnabled(False)
         self.status_line.setText("Stopping after the current token…")
 
-    def _on_event(self, event) -> None:
-        if isinstance(event, RunPlanned):
-            self._total_rounds = event.rounds
-            if event.resumed_from:
-                self.status_line.setText(f"Resuming after {event.resumed_from} finished rounds")
-        elif isinstance(event, RoundStarted):
-            self._current_round = event.index + 1
-            self.live_output.clear()
-            if event.attempt > 1:
-                self.live_output.setPlainText("(retrying with stricter settings)\n")
-        elif isinstance(event, TokensGenerated):
-            self._tps = event.tokens_per_second
-            self.live_output.setPlainText(event.text)
-            self.live_output.verticalScrollBar().setValue(self.live_output.verticalScrollBar().maximum())
-        elif isinstance(event, RoundFinished):
-            self._show_finished_round(event.record)
-        elif isinstance(event, (CollapseDetected, CompactionDone, NoiseSkipped)):
-            self.statusBar().showMessage(_event_note(event), 8000)
-        elif isinstance(event, RunFinished):
-            self.results.show_summary(event.summaries, "" if event.outcome == "finished" else event.message)
-        self._update_status()
+    def _on_run_started(self) -> None:
+        self.run_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.save_button.setEnabled(False)
+        self.resume_banner.hide()
+        self.status_line.setText("Loading the model…")
+        self._clock.start()
 
-    def _show_finished_round(self, r) -> None:
-        self.records.append(r)
-        self.curve.add_round(r)
-        flags = f" · {', '.join(r.flags)}" if r.flags else ""
-        self.round_list.addItem(f"{r.index + 1} · {r.kind} · {r.summary_chars:,} chars{flags}")
-        if r.collapsed:
-            self.round_list.item(self.round_list.count() - 1).setForeground(Qt.GlobalColor.red)
+    def _show_progress(self) -> None:
+        if self.run.running and self.run.progress.planned:
+            self.status_line.setText(self.run.progress.status_text())
 
-    def _on_run_finished(self, outcome: str, payload: dict) -> None:
-        self.running = False
-        self.last_outcome = outcome
+    def _on_run_ended(self, outcome: str) -> None:
         self._clock.stop()
-        self.state = payload.get("state")
-        if payload.get("report"):
-            self.results.show_report(payload["report"])
-            self.save_button.setEnabled(True)
+        self.save_button.setEnabled(self.run.report is not None)
         self.stop_button.setEnabled(False)
         self._update_run_button()
-        elapsed = time.perf_counter() - self._run_started
-        done = len(self.records)
-        self.status_line.setText({"finished": f"Finished: {done} rounds in {_clock(elapsed)}",
+        done = len(self.run.records)
+        elapsed = clock_text(self.run.progress.elapsed_seconds)
+        self.status_line.setText({"finished": f"Finished: {done} rounds in {elapsed}",
                                   "cancelled": f"Stopped after {done} rounds; they are kept (Resume continues)",
                                   }.get(outcome, f"Failed after {done} rounds; finished rounds are kept"))
         if outcome == "finished":
-            self.tabs.setCurrentWidget(self.results)
+            self.run_view.show_results()
+        if self.run.report is not None:
+            self._schedule_plan()    # the time estimate now uses the speed this run measured
         self._offer_resume()
 
-    def _update_status(self) -> None:
-        if not self.running or not self._total_rounds:
-            return
-        elapsed = time.perf_counter() - self._run_started
-        done = len(self.records)
-        left = elapsed / done * max(0, self._total_rounds - done) if done else 0
-        self.status_line.setText(f"Round {min(self._current_round, self._total_rounds)} of {self._total_rounds} · "
-                                 f"{self._tps:,.1f} tok/s · {_clock(elapsed)} elapsed"
-                                 + (f" · ~{_clock(left)} left" if done else ""))
-
     def inspect_round(self, index: int) -> None:
-        if not 0 <= index < len(self.records):
+        records = self.run.records
+        if not 0 <= index < len(records):
             return
-        r = self.records[index]
-        text, where = "", "no chunk (a compaction or merge round)"
-        if self.plan is not None and r.chunk_index >= 0:
-            doc = next((d for d in self.plan.documents if d.name == r.document), None)
-            if doc is not None:
-                text = doc.text[r.chunk_start_char:r.chunk_end_char]
-                chunk = doc.chunks[r.chunk_index] if r.chunk_index < len(doc.chunks) else None
-                lines = f", lines {chunk.start_line:,}-{chunk.end_line:,}" if chunk else ""
-                where = f"{r.document}: characters {r.chunk_start_char:,}-{r.chunk_end_char:,}{lines}"
-        self.inspector.show_round(r, text, where)
-        if self.round_list.currentRow() != index:
-            self.round_list.setCurrentRow(index)
-        self.tabs.setCurrentIndex(1)
+        plan = self.run.plan or self.plan
+        self.run_view.inspect(records[index], plan)
 
     # ===== resume, errors, saving ================================================================
     def _offer_resume(self) -> None:
         runs = unfinished_runs()
-        self._resumable = runs[0] if runs else None
-        if self._resumable is None or self.running:
-            self.resume_banner.hide()
-            return
-        r = self._resumable
-        self.resume_label.setText(f"An unfinished run ({r.status}, {len(r.rounds)} rounds done, "
-                                  f"{', '.join(Path(f).name for f in r.files) or 'documents'}) can be resumed.")
-        self.resume_banner.show()
+        self.resume_banner.offer(runs[0] if runs and not self.run.running else None)
 
-    def _on_resume_clicked(self) -> None:
-        r = self._resumable
-        if r is None:
-            return
-        o = r.options
-        missing = [f for f in r.files if not Path(f).is_file()]
-        if missing:
-            self.show_error("Cannot resume", f"{Path(missing[0]).name} is no longer at {missing[0]}.")
-            return
-        self.documents.list.clear()
-        self.documents.add_paths([Path(f) for f in r.files])
-        self.documents.mode.setCurrentIndex(1 if o.get("per_file") else 0)
-        if o.get("model") and o["model"] != "default":
-            self.model_panel.select_model(Path(o["model"]))
-        self.model_panel.set_kv_type(o.get("kv_type", "f16"))
-        self.model_panel.set_n_ctx(o.get("n_ctx", 4096))
-        self.rules.set_preset(o.get("preset", "conversation-archive"), o.get("rules_text", ""))
-        self.rules.strategy.setCurrentText(o.get("strategy", "rolling"))
-        if o.get("date"):
-            from PySide6.QtCore import QDate
-            self.rules.date.setDate(QDate.fromString(o["date"], "yyyy-MM-dd"))
-        self.rules.language.setText(o.get("language") or "")
+    def _on_resume_requested(self, run_id: str) -> None:
+        """Read the run's documents off the GUI thread, then continue it with its own request."""
+        def prepare():
+            request, state = resume_request(run_id)
+            return request, state, read_documents(request.files).documents
         self.resume_banner.hide()
-        self.start_run(resume_state=r)
+        self.status_line.setText("Reading the run's documents…")
+        self.io.submit(Task(("resume",), prepare))
 
-    def _on_worker_failed(self, message: str) -> None:
-        self.show_error("The run stopped with an error", message)
+    def _resume_with(self, request: RunRequest, state, documents) -> None:
+        self.documents.show_documents(documents)
+        self.documents.mode.setCurrentIndex(1 if request.per_file else 0)
+        if request.model != "default":
+            self.model_panel.select_model(Path(request.model))
+        self.model_panel.set_kv_type(request.kv_type)
+        self.model_panel.set_n_ctx(request.n_ctx)
+        self.rules.apply_request(request)
+        self.start_run(resume_state=state, request=request, documents=documents)
 
     def show_error(self, title: str, message: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, self)
@@ -472,22 +425,9 @@ class MainWindow(QMainWindow):
         self.model_panel.select_model(Path(path))
 
     def _on_save_all_clicked(self) -> None:
-        if self.results.report is None or self.state is None:
+        if self.run.report is None or self.run.state is None:
             return
         folder = QFileDialog.getExistingDirectory(self, "Save summary, TODOs and run report to…")
         if folder:
-            paths = self.results.save_all(Path(folder), self.state)
+            paths = self.results.save_all(Path(folder), self.run.state)
             self.statusBar().showMessage("Saved " + ", ".join(p.name for p in paths), 8000)
-
-
-def _event_note(event) -> str:
-    if isinstance(event, CollapseDetected):
-        return f"Round {event.index + 1}: collapse ({', '.join(event.flags)}) — {event.detail}; repairing"
-    if isinstance(event, CompactionDone):
-        return f"Round {event.index + 1}: compaction {event.before_chars:,} → {event.after_chars:,} characters"
-    return f"Round {event.index + 1}: {event.reason}"
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 60}:{seconds % 60:02d}"

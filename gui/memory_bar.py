@@ -5,7 +5,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from engine.memory_plan import MIB, SAFE_FRACTION
+from precis.engine.planning.memory_plan import MIB, SAFE_FRACTION
 
 COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "runtime": "#9d9d9d"}
 VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
@@ -82,5 +82,6 @@ class MemoryBarWidget(QWidget):
         painter.drawText(QRectF(x, bar.bottom() + 1, 60, 18), Qt.AlignmentFlag.AlignLeft, "MiB")
         painter.setPen(QColor(VERDICT_COLORS.get(p.verdict, "#000000")))
         painter.drawText(QRectF(0, bar.bottom() + 19, self.width(), 18), Qt.AlignmentFlag.AlignLeft,
-                         f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — {p.verdict}; "
+                         f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — "
+                         f"{p.verdict}; "
                          f"largest context that fits {p.max_n_ctx:,}")

@@ -5,16 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QSlider, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from engine.memory_plan import available_ram_bytes, plan_memory
-from engine.runtime_settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
-from gui.memory_bar import MemoryBarWidget
-from models.bundled import display_name
-from models.gguf_facts import read_model_facts
-from models.gguf_header import GGUFError
-from models.library import discover
+from precis.engine.planning.memory_plan import available_ram_bytes, plan_memory
+from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
+from precis.gui.memory_bar import MemoryBarWidget
+from precis.models.gguf.facts import read_model_facts
+from precis.models.gguf.header import GGUFError
+from precis.models.library.bundled import BUNDLED_DISPLAY_NAME, BundledModelMissing, bundled_model_path, display_name
 
 OPEN_GGUF = "Open GGUF file…"
 DOWNLOAD = "Download from the Hugging Face Hub…"
@@ -25,6 +23,7 @@ class ModelPanel(QWidget):
     changed = Signal()          # model, context or KV type changed: memory and plan must follow
     model_failed = Signal(str)
     download_requested = Signal()
+    scan_requested = Signal(list)   # extra folders: discover models off the GUI thread
 
     def __init__(self, extra_folders: list[str] | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -63,16 +62,23 @@ class ModelPanel(QWidget):
         layout.addLayout(form)
         self.memory_bar = MemoryBarWidget(self)
         layout.addWidget(self.memory_bar)
-        self._populate(extra_folders or [])
+        self.folders = list(extra_folders or [])
+        self.set_library(None)
 
-    # ----- the model list ---------------------------------------------------------------------
-    def _populate(self, folders: list[str]) -> None:
-        """Every model discovery finds (headers only, cached), then Open… and Download…."""
-        self.folders = folders
+    # ----- the model list: filled by discovery on the I/O thread ---------------------------------
+
+    def set_library(self, library) -> None:
+        """Every model discovery found (headers only, cached), then Open… and Download…."""
         current = self.model_path
         self.selector.blockSignals(True)
         self.selector.clear()
-        for m in discover(folders, n_ctx=self.n_ctx or 4096).models:
+        models = library.models if library is not None else []
+        if not any(m.source == "bundled" for m in models):
+            try:
+                self.selector.addItem(BUNDLED_DISPLAY_NAME, str(bundled_model_path()))
+            except BundledModelMissing:
+                pass
+        for m in models:
             label = m.name if m.source in ("bundled",) else f"{m.name}  ({m.source}, {m.facts.quantization}, " \
                 f"{m.file_bytes / 2**30:,.1f} GiB)"
             self.selector.addItem(label, str(m.path))
@@ -85,7 +91,8 @@ class ModelPanel(QWidget):
             self._sync_selector()
 
     def rescan(self) -> None:
-        self._populate(self.folders)
+        """Ask for a new scan; the list stays as it is until the result arrives (``set_library``)."""
+        self.scan_requested.emit(list(self.folders))
 
     def select_model(self, path: Path) -> bool:
         """Show ``path``'s facts (header only). False, with the reason emitted, if it is not a usable GGUF."""
@@ -98,7 +105,7 @@ class ModelPanel(QWidget):
         self.facts, self.model_path, self.measured = facts, Path(path), None
         index = self.selector.findData(str(path))
         if index < 0:
-            self.selector.insertItem(self.selector.count() - 2, Path(path).name, str(path))
+            self.selector.insertItem(max(0, self.selector.count() - 2), Path(path).name, str(path))
             index = self.selector.findData(str(path))
         self.selector.setCurrentIndex(index)
         self.facts_label.setText(

@@ -21,7 +21,7 @@ class ResultsWidget(QTabWidget):
         self.addTab(self.summary_view, "Summary")
         self.addTab(self.todo_view, "TODOs")
         self.addTab(self.facts_view, "Facts kept / lost")
-        self.report: dict | None = None
+        self.report = None
         self.summaries: dict = {}
 
     def show_summary(self, summaries: dict, partial_note: str = "") -> None:
@@ -32,15 +32,16 @@ class ResultsWidget(QTabWidget):
             parts.append((f"## {name}\n\n" if many else "") + text)
         self.summary_view.setMarkdown("\n\n".join(parts))
 
-    def show_report(self, report: dict) -> None:
+    def show_report(self, report) -> None:
+        """The run report (precis.engine.runs.report.RunReport): TODOs and the fact-retention table."""
         self.report = report
-        todos = report.get("todos", [])
-        self.todo_view.setPlainText("\n".join(f"- [ ] {t['text']}" for t in todos) or "No TODO items in the source.")
+        todos = report.todos
+        self.todo_view.setPlainText("\n".join(f"- [ ] {t.text}" for t in todos) or "No TODO items in the source.")
         rows = []
-        for name, facts in report.get("facts", {}).items():
-            rows.append(f"<h3>{html.escape(name)}: kept {facts['kept']}, changed {facts['changed']}, "
-                        f"lost {facts['lost']}</h3><table cellpadding=3>")
-            for f in sorted(facts["items"], key=lambda f: (f["status"] != "lost", f["status"] != "changed")):
+        for name, facts in report.facts.items():
+            rows.append(f"<h3>{html.escape(name)}: kept {facts.kept}, changed {facts.changed}, "
+                        f"lost {facts.lost}</h3><table cellpadding=3>")
+            for f in sorted(facts.items, key=lambda f: (f["status"] != "lost", f["status"] != "changed")):
                 color = {"kept": "#2e7d32", "changed": "#e65100", "lost": "#c62828"}.get(f["status"], "#000")
                 found = f" → {html.escape(f['found_as'])}" if f["status"] == "changed" else ""
                 rows.append(f"<tr><td style='color:{color}'>{f['status']}</td><td>{f['kind']}</td>"
@@ -50,5 +51,5 @@ class ResultsWidget(QTabWidget):
 
     def save_all(self, out_dir: Path, state) -> list[Path]:
         """The same three files as the command line."""
-        from engine.run_report import write_outputs
+        from precis.engine.runs.outputs import write_outputs
         return write_outputs(out_dir, self.report, state)

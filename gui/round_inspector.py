@@ -47,8 +47,9 @@ class RoundInspectorWidget(QWidget):
             f"<span style='color:{'#c62828' if record.collapsed else '#2e7d32'}'>{html.escape(flags)}</span>")
         self.chunk_view.setPlainText(chunk_text)
         self.summary_in_view.setPlainText(record.summary_in)
-        self.summary_out_view.setPlainText(record.summary if record.summary == record.reply or not record.reply
-                                           else record.summary + "\n\n----- model's last raw reply -----\n" + record.reply)
+        raw = "" if record.summary == record.reply or not record.reply else \
+            "\n\n----- model's last raw reply -----\n" + record.reply
+        self.summary_out_view.setPlainText(record.summary + raw)
         self.diff_view.setHtml(diff_html(record.summary_in, record.summary))
 
     def added_and_dropped(self) -> tuple[list[str], list[str]]:

@@ -2,11 +2,21 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QDate, Signal
-from PySide6.QtWidgets import (QComboBox, QDateEdit, QFormLayout, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDateEdit,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from engine.prompts import RoundLayout, list_presets, load_preset
-from engine.strategies import STRATEGIES
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import list_presets, load_preset
+from precis.engine.summary.strategies import STRATEGIES
 
 
 class RulesPanel(QWidget):
@@ -19,7 +29,9 @@ class RulesPanel(QWidget):
         form = QFormLayout()
         self.strategy = QComboBox(self)
         self.strategy.setObjectName("strategySelector")
-        self.strategy.addItems(list(STRATEGIES))
+        for name, strategy in STRATEGIES.items():
+            self.strategy.addItem(name, name)
+            self.strategy.setItemData(self.strategy.count() - 1, strategy.title, 3)  # tooltip role
         form.addRow("Strategy", self.strategy)
         self.preset = QComboBox(self)
         self.preset.setObjectName("presetSelector")
@@ -68,6 +80,13 @@ class RulesPanel(QWidget):
                              self.language.text().strip() or None)
         rules = self.rules.toPlainText().strip()
         return layout.with_rules(rules) if rules else layout
+
+    def apply_request(self, request) -> None:
+        """Show a run request's strategy, preset, rules, date and language (a resumed run's)."""
+        self.set_preset(request.preset, request.rules_text)
+        self.strategy.setCurrentText(request.strategy)
+        self.date.setDate(QDate.fromString(request.archive_date, "yyyy-MM-dd"))
+        self.language.setText(request.language or "")
 
     @property
     def rules_overridden(self) -> bool:

@@ -1,22 +1,32 @@
 """The run's view: the live length curve with its controls, then tabs for the live output, the round
-list with the inspector, and the results. It shows what the window gives it; it runs nothing."""
+list with the inspector, and the results. It shows what the run controller tells it; it runs nothing."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QListWidget, QPlainTextEdit, QPushButton,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from gui.length_curve import LengthCurveWidget
-from gui.results_view import ResultsWidget
-from gui.round_inspector import RoundInspectorWidget
+from precis.gui.length_curve import LengthCurveWidget
+from precis.gui.results_view import ResultsWidget
+from precis.gui.round_inspector import RoundInspectorWidget
 
 
 class RunView(QSplitter):
     round_selected = Signal(int)      # a point on the curve or a row of the round list
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, run, parent=None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         curve_box = QWidget(self)
         curve_layout = QVBoxLayout(curve_box)
@@ -58,6 +68,53 @@ class RunView(QSplitter):
         self.addWidget(self.tabs)
         self.setSizes([330, 300])
 
+        run.started.connect(self._on_run_started)
+        run.round_started.connect(self._on_round_started)
+        run.tokens_generated.connect(self._on_tokens_generated)
+        run.round_finished.connect(self._on_round_finished)
+        run.summaries_shown.connect(self.results.show_summary)
+        run.reported.connect(self.results.show_report)
+
+    # ----- what the run says ----------------------------------------------------------------------
+    def _on_run_started(self) -> None:
+        self.curve.clear()
+        self.round_list.clear()
+        self.live_output.clear()
+
+    def _on_round_started(self, event) -> None:
+        self.live_output.setPlainText("(retrying with stricter settings)\n" if event.attempt > 1 else "")
+
+    def _on_tokens_generated(self, event) -> None:
+        self.live_output.setPlainText(event.text)
+        bar = self.live_output.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _on_round_finished(self, r) -> None:
+        self.curve.add_round(r)
+        flags = f" · {', '.join(r.flags)}" if r.flags else ""
+        self.round_list.addItem(f"{r.index + 1} · {r.kind} · {r.summary_chars:,} chars{flags}")
+        if r.collapsed:
+            self.round_list.item(self.round_list.count() - 1).setForeground(Qt.GlobalColor.red)
+
+    def show_results(self) -> None:
+        self.tabs.setCurrentWidget(self.results)
+
+    def inspect(self, r, plan) -> None:
+        """Open round ``r`` in the inspector with its chunk and its place in the document."""
+        text, where = "", "no chunk (a compaction or merge round)"
+        if plan is not None and r.chunk_index >= 0:
+            doc = next((d for d in plan.documents if d.name == r.document), None)
+            if doc is not None:
+                text = doc.text[r.chunk_start_char:r.chunk_end_char]
+                chunk = doc.chunks[r.chunk_index] if r.chunk_index < len(doc.chunks) else None
+                lines = f", lines {chunk.start_line:,}-{chunk.end_line:,}" if chunk else ""
+                where = f"{r.document}: characters {r.chunk_start_char:,}-{r.chunk_end_char:,}{lines}"
+        self.inspector.show_round(r, text, where)
+        if self.round_list.currentRow() != r.index:
+            self.round_list.setCurrentRow(r.index)
+        self.tabs.setCurrentIndex(1)
+
+    # ----- controls -------------------------------------------------------------------------------
     def _on_unit_toggled(self, on: bool) -> None:
         self.curve.set_unit("tokens" if on else "chars")
 

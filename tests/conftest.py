@@ -28,7 +28,7 @@ def precis_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2_path() -> Path:
-    from models.bundled import bundled_model_path
+    from precis.models.library.bundled import bundled_model_path
     return bundled_model_path()
 
 

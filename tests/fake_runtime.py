@@ -8,11 +8,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import Cancelled, ContextOverflow
-from engine.noise import is_noise
-from engine.prompts import CONTENT_CLOSE, CONTENT_OPEN, EMPTY_SUMMARY, SUMMARY_CLOSE, SUMMARY_OPEN
-from engine.runtime import CallStats
-from engine.runtime_settings import RuntimeSettings
+from precis.engine.errors import Cancelled, ContextOverflow
+from precis.engine.prompts.layout import CONTENT_CLOSE, CONTENT_OPEN, EMPTY_SUMMARY, SUMMARY_CLOSE, SUMMARY_OPEN
+from precis.engine.runtime.protocol import CallStats
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.engine.summary.noise import is_noise
 
 _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 
@@ -44,6 +44,7 @@ class FakeRuntime:
     script: object = diligent
     n_ctx: int = 2048
     token_delay_s: float = 0.0
+    prompt_token_delay_s: float = 0.0      # simulated prompt processing, per evaluated token
     path: Path | None = None
     settings: RuntimeSettings = field(default_factory=lambda: RuntimeSettings(n_ctx=2048))
     calls: list[FakeCall] = field(default_factory=list)
@@ -89,6 +90,7 @@ class FakeRuntime:
 
     # ----- generation -------------------------------------------------------------------------
     def stream(self, prompt: str, params, cancel=None):
+        prompt_started = time.perf_counter()
         tokens = self.tokenize(prompt, special=True)
         if len(tokens) + params.max_tokens > self.n_ctx:
             raise ContextOverflow(f"fake: {len(tokens)} + {params.max_tokens} > {self.n_ctx}")
@@ -100,12 +102,15 @@ class FakeRuntime:
         reused = min(reused, len(tokens) - 1)
         stats = self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reused,
                                            evaluated_tokens=len(tokens) - reused)
+        if self.prompt_token_delay_s:
+            time.sleep(self.prompt_token_delay_s * stats.evaluated_tokens)
         call = _parse(prompt, len(self.calls))
         self.calls.append(call)
         reply = self.script(call)
         ids = self.tokenize(reply)
         self._cached = tokens
         started = time.perf_counter()
+        stats.prompt_seconds = started - prompt_started      # measured, as the real runtime does
         for n, token in enumerate(ids, 1):
             if cancel is not None and cancel.cancelled:
                 stats.stopped_by = "cancelled"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.summarizer import RunOptions, run_summary
+from precis.engine.runs.run import RunOptions, run_summary
 from tests.fake_runtime import FakeRuntime
 from tests.summary_fixtures import conversation_day, make_plan, start
 

@@ -1,9 +1,10 @@
 """A document and a plan for strategy tests with the scripted fake runtime (tests/fake_runtime.py)."""
 from __future__ import annotations
 
-from engine.prompts import RoundLayout, load_preset
-from engine.run_plan import build_plan
-from engine.summarizer import RunOptions, new_state, run_summary
+from precis.engine.planning.run_plan import build_plan
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import load_preset
+from precis.engine.runs.run import RunOptions, new_state, run_summary
 
 
 def conversation_day(sessions: int = 8, noise_sessions=(4,)) -> str:

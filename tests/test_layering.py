@@ -28,10 +28,10 @@ def test_blocking_really_blocks_qt():
 
 
 def test_engine_and_models_import_without_qt():
-    code = ("import pkgutil, importlib, engine, models\n"
-            "for pkg in (engine, models):\n"
-            "    for m in pkgutil.iter_modules(pkg.__path__):\n"
-            "        importlib.import_module(f'{pkg.__name__}.{m.name}')\n"
+    code = ("import pkgutil, importlib, precis.engine, precis.models\n"
+            "for pkg in (precis.engine, precis.models):\n"
+            "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+            "        importlib.import_module(m.name)\n"
             "assert 'PySide6' not in sys.modules\nprint('ok')")
     result = _run_without_qt(code)
     assert result.returncode == 0, result.stderr
@@ -39,7 +39,7 @@ def test_engine_and_models_import_without_qt():
 
 
 def test_headless_commands_run_without_qt():
-    code = ("from gui.launcher import main\n"
+    code = ("from precis.gui.launcher import main\n"
             "rc = main(['plan', '--model', 'default', '--n-ctx', '2048', '--json'])\n"
             "assert 'PySide6' not in sys.modules\nraise SystemExit(rc)")
     result = _run_without_qt(code)
@@ -51,10 +51,14 @@ def test_engine_never_imports_models_or_qt_statically():
     """Belt and braces next to import-linter (run by `make test`): scan the sources."""
     import ast
     offenders = []
-    for folder, forbidden in (("engine", ("models", "gui", "PySide6")), ("models", ("gui", "PySide6"))):
+    forbidden_by_folder = {"engine": ("precis.models", "precis.gui", "PySide6"), "models": ("precis.gui", "PySide6")}
+    for folder, forbidden in forbidden_by_folder.items():
         for path in (REPO_ROOT / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                     [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-                offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in forbidden]
+                offenders += [f"{path.name}: {n}" for n in names if any(n == f or n.startswith(f + ".")
+                                                                          for f in forbidden)]
+                offenders += [f"{path.name}: {n} (bare import root)" for n in names
+                              if n.split(".")[0] in ("engine", "models", "gui", "resources")]
     assert offenders == []

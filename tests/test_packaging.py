@@ -1,17 +1,22 @@
+"""Packaging and the first install: one import root, the build helper's contracts, the Qt check."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / ".ci"))
 import llama_build  # noqa: E402
+import qt_check  # noqa: E402
 
 CPUINFO_AMX_DISABLED = "processor : 0\nflags : fpu sse avx avx2 fma f16c bmi2 avx512f avx512_vnni\n"
 CPUINFO_AMX = "processor : 0\nflags : fpu sse avx avx2 fma f16c bmi2 avx512f amx_tile amx_int8 amx_bf16\n"
+PACKAGE_FOLDERS = ("engine", "models", "gui", "resources")
 
 
 def test_precis_version_prints_version():
@@ -21,14 +26,42 @@ def test_precis_version_prints_version():
     assert result.stdout.startswith("precis ") and result.stdout.split()[1][0].isdigit()
 
 
-def test_build_flags_follow_what_the_kernel_enables():
+def test_every_package_folder_is_installed_under_the_precis_root():
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(config["packages"])
+    on_disk = {"precis." + ".".join(init.parent.relative_to(REPO_ROOT).parts)
+               for folder in PACKAGE_FOLDERS for init in (REPO_ROOT / folder).rglob("__init__.py")}
+    assert on_disk - listed == set(), "folders with an __init__.py missing from [tool.setuptools] packages"
+    assert all(p.startswith("precis.") for p in listed)
+    assert config["package-dir"] == {f"precis.{f}": f for f in PACKAGE_FOLDERS}
+
+
+def test_only_precis_is_importable_outside_the_checkout(tmp_path):
+    """Installed, the code is precis.*; the bare names other distributions might use are free."""
+    code = ("import importlib\n"
+            "for bare in ('engine', 'models', 'gui', 'resources'):\n"
+            "    try:\n        importlib.import_module(bare)\n    except ImportError:\n        pass\n"
+            "    else:\n        raise SystemExit(f'{bare} is importable')\n"
+            "import precis.engine, precis.models\n"
+            "from importlib.resources import files\n"
+            "assert (files('precis.resources') / 'sample_day.txt').is_file()\n"
+            "assert any(p.name.endswith('.json') for p in (files('precis.resources') / 'presets').iterdir())\n"
+            "print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_build_flags_follow_what_the_kernel_enables_and_never_amx():
     args = llama_build.cmake_args_for("Linux", "x86_64", CPUINFO_AMX_DISABLED)
     assert "-DGGML_NATIVE=OFF" in args
     assert "-DGGML_AVX512=ON" in args and "-DGGML_AVX512_VNNI=ON" in args
-    assert "-DGGML_AMX_TILE=OFF" in args  # the cause of the SIGILL: never on unless the kernel says so
     assert "-DGGML_AVX512_BF16=OFF" in args
     with_amx = llama_build.cmake_args_for("Linux", "x86_64", CPUINFO_AMX)
-    assert "-DGGML_AMX_TILE=ON" in with_amx and "-DGGML_AMX_INT8=ON" in with_amx
+    # cpuinfo listed AMX on a machine where llama.cpp's AMX matmul died with SIGILL: never on
+    assert "-DGGML_AMX_TILE=OFF" in with_amx and "-DGGML_AMX_INT8=OFF" in with_amx
+    assert "AMX_TILE=ON" not in with_amx and "AMX_INT8=ON" not in with_amx
 
 
 def test_other_platforms_keep_the_native_build():
@@ -38,10 +71,70 @@ def test_other_platforms_keep_the_native_build():
 
 def test_wheel_cache_key_changes_with_flags():
     a = llama_build.cmake_args_for("Linux", "x86_64", CPUINFO_AMX_DISABLED)
-    b = llama_build.cmake_args_for("Linux", "x86_64", CPUINFO_AMX)
+    b = llama_build.cmake_args_for("Linux", "x86_64", CPUINFO_AMX_DISABLED.replace(" avx512f", ""))
     assert llama_build.cache_key(a) != llama_build.cache_key(b)
     assert llama_build.cache_key(a) == llama_build.cache_key(a)
     assert llama_build.wheel_dir(a) != llama_build.wheel_dir(b)
+
+
+FAKE_PIP = """#!/usr/bin/env python3
+# Stands in for `python -m pip wheel ...`: talks on stdout like pip does, then writes a wheel.
+import sys
+args = sys.argv[1:]
+print("Looking in indexes: https://pypi.org/simple")
+print("Building wheels for collected packages: llama-cpp-python")
+out = args[args.index("-w") + 1]
+open(out + "/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl", "wb").write(b"PK")
+print("Successfully built llama-cpp-python")
+"""
+
+
+def test_wheel_command_prints_only_the_wheel_path_on_a_cold_cache(tmp_path):
+    """The first `make test` on a new machine failed: pip's log reached stdout and became the 'path'."""
+    fake_python = tmp_path / "fake-python"
+    fake_python.write_text(FAKE_PIP)
+    fake_python.chmod(0o755)
+    cache = tmp_path / "wheels"
+    env = {**os.environ, "PRECIS_WHEEL_CACHE": str(cache)}
+    cold = subprocess.run([sys.executable, str(REPO_ROOT / ".ci" / "llama_build.py"), "wheel", str(fake_python)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert cold.returncode == 0, cold.stderr
+    lines = cold.stdout.splitlines()
+    assert len(lines) == 1 and Path(lines[0]).is_file() and lines[0].endswith(".whl")
+    assert "Looking in indexes" in cold.stderr                    # pip's log still reaches the person
+    warm = subprocess.run([sys.executable, str(REPO_ROOT / ".ci" / "llama_build.py"), "wheel", str(fake_python)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert warm.stdout == cold.stdout and "building" not in warm.stderr
+
+
+LDD_FRESH_DEBIAN = """\
+\tlinux-vdso.so.1 (0x00007ffd)
+\tlibQt6XcbQpa.so.6 => /venv/PySide6/Qt/lib/libQt6XcbQpa.so.6 (0x00007f)
+\tlibxcb-cursor.so.0 => not found
+\tlibxcb-icccm.so.4 => not found
+\tlibxcb-keysyms.so.1 => not found
+\tlibxcb-icccm.so.4 => not found
+\tlibxcb.so.1 => /lib/x86_64-linux-gnu/libxcb.so.1 (0x00007f)
+\tlibweird.so.3 => not found
+"""
+
+
+def test_qt_check_names_the_missing_libraries_and_their_packages():
+    missing = qt_check.missing_libraries(LDD_FRESH_DEBIAN)
+    assert missing == ["libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libweird.so.3"]
+    packages, unknown = qt_check.packages_for(missing)
+    assert packages == ["libxcb-cursor0", "libxcb-icccm4", "libxcb-keysyms1"] and unknown == ["libweird.so.3"]
+    assert qt_check.install_command(packages, is_root=True, has_passwordless_sudo=False)[:2] == ["apt-get", "install"]
+    assert qt_check.install_command(packages, is_root=False, has_passwordless_sudo=True)[:2] == ["sudo", "-n"]
+    assert qt_check.install_command(packages, is_root=False, has_passwordless_sudo=False) is None
+
+
+def test_qt_check_without_a_display_says_how_to_run(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    assert qt_check.main(["qt_check.py", sys.executable]) == 1
+    assert "xvfb-run -a make run" in capsys.readouterr().err
 
 
 def test_sample_document_has_the_structure_of_a_real_day():

@@ -20,8 +20,8 @@ def main() -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     from PySide6.QtWidgets import QApplication
 
-    import gui
-    from gui.app import sample_document_path
+    from precis import gui
+    from precis.gui.app import sample_document_path
     app = QApplication(sys.argv)
     window = gui.create_main_window()
     window.resize(1400, 900)

@@ -7,12 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.budget import MIN_CHUNK_TOKENS, ContextTooSmall, plan_budget
-from engine.errors import BadInput
-from engine.prompts import WORST_REMINDER, PromptRenderer, RoundLayout, list_presets, load_preset
-from engine.run_plan import make_budget, plan_documents
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
+from precis.engine.errors import BadInput
+from precis.engine.planning.budget import MIN_CHUNK_TOKENS, ContextTooSmall, plan_budget
+from precis.engine.planning.run_plan import make_budget, plan_documents
+from precis.engine.prompts.layout import WORST_REMINDER, PromptRenderer, RoundLayout
+from precis.engine.prompts.presets import list_presets, load_preset
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
 from tests.conftest import CORPUS_DIR
 
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.chunking import chunk_document
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
+from precis.engine.planning.chunking import chunk_document
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
 from tests.conftest import CORPUS_DIR
 
 

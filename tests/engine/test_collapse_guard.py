@@ -1,10 +1,10 @@
 """Each failure mode the guard must catch, and the replies it must let through."""
 from __future__ import annotations
 
-from engine.collapse_guard import GuardSettings, check_reply, clean_reply, looping_tail
-from engine.fact_ledger import FactLedger, extract_facts
-from engine.noise import is_noise
-from engine.prompts import load_preset
+from precis.engine.prompts.presets import load_preset
+from precis.engine.summary.facts import FactLedger, extract_facts
+from precis.engine.summary.guard import GuardSettings, check_reply, clean_reply, looping_tail
+from precis.engine.summary.noise import is_noise
 
 RULES = load_preset("conversation-archive").rules
 PREVIOUS = ("Postgres 16 migration: Priya Raman owns it; pg_upgrade --link in the window Saturday 2026-12-05 "

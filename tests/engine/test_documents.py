@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from engine.bundle import bundle_documents, load_documents
-from engine.documents import load_document
-from engine.errors import UnreadableDocument
+from precis.engine.documents.bundle import bundle_documents, load_documents
+from precis.engine.documents.loading import load_document
+from precis.engine.errors import UnreadableDocument
 from tests.document_builders import chatgpt_export, claude_code_session, minimal_pdf, word_document
 
 JAPANESE = "議長（石川良一君）：これより本日の会議を開きます。\n　予算は三千五百億円です。\n"

@@ -12,10 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.memory_plan import (GIB, MIB, SAFE_FRACTION, kv_groups, kv_row_bytes, largest_fitting_n_ctx,
-                                plan_memory, verdict_for)
-from engine.model_facts import ModelFacts, RecurrentState
-from engine.runtime_settings import RuntimeSettings
+from precis.engine.planning.memory_plan import (
+    GIB,
+    MIB,
+    SAFE_FRACTION,
+    kv_groups,
+    kv_row_bytes,
+    largest_fitting_n_ctx,
+    plan_memory,
+    verdict_for,
+)
+from precis.engine.planning.model_facts import ModelFacts, RecurrentState
+from precis.engine.runtime.settings import RuntimeSettings
 
 
 def facts(**kw) -> ModelFacts:

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import Cancelled, ContextOverflow, ModelLoadError
-from engine.runtime import CancelToken, LlamaRuntime, SamplingParams
-from engine.runtime_settings import RuntimeSettings
+from precis.engine.errors import Cancelled, ContextOverflow, ModelLoadError
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.protocol import CancelToken, SamplingParams
+from precis.engine.runtime.settings import RuntimeSettings
 
 pytestmark = pytest.mark.real_model
 

@@ -10,13 +10,22 @@ import time
 
 import pytest
 
-from engine.checkpoints import check_resumable, load_state, unfinished_runs
-from engine.errors import BadInput
-from engine.events import (CollapseDetected, CompactionDone, NoiseSkipped, RoundFinished, RoundRepaired,
-                           RunFinished, RunPlanned, TokensGenerated)
-from engine.run_report import build_ledgers, build_report, static_prefix_tokens, write_outputs
-from engine.runtime import CancelToken
-from engine.summarizer import RunOptions, new_state
+from precis.engine.errors import BadInput
+from precis.engine.events import (
+    CollapseDetected,
+    CompactionDone,
+    NoiseSkipped,
+    RoundFinished,
+    RoundRepaired,
+    RunFinished,
+    RunPlanned,
+    TokensGenerated,
+)
+from precis.engine.runs.outputs import write_outputs
+from precis.engine.runs.report import build_ledgers, build_report, static_prefix_tokens
+from precis.engine.runs.run import RunOptions, new_state, run_summary
+from precis.engine.runs.state import check_resumable, load_state, unfinished_runs
+from precis.engine.runtime.protocol import CancelToken
 from tests.conftest import REPO_ROOT
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
@@ -78,9 +87,9 @@ def test_seed_collapse_is_detected_repaired_and_reported(tmp_path):
     assert record.summary_chars > record.summary_in_chars          # the repaired round grew, not collapsed
     assert detected[0].reply_chars == len("The summary remains unchanged.") < detected[0].previous_chars
     report = build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(rt, plan))
-    assert len(report["collapses"]) == 1
-    assert report["collapses"][0]["index"] == 4 and report["collapses"][0]["repair"] == "retry"
-    assert {"meta", "shrank"} <= set(report["collapses"][0]["flags"])
+    assert len(report.collapses) == 1
+    assert report.collapses[0]["index"] == 4 and report.collapses[0]["repair"] == "retry"
+    assert {"meta", "shrank"} <= set(report.collapses[0]["flags"])
     paths = write_outputs(tmp_path, report, state)
     run_json = json.loads(paths[2].read_text(encoding="utf-8"))
     assert run_json["curve"]["summary_chars"] == [r.summary_chars for r in _records(events)]
@@ -133,8 +142,7 @@ def test_cancel_then_resume_gives_the_same_result_as_an_uninterrupted_run():
     state2, options2 = start(rt2, plan2)
     cancel = CancelToken()
     events = []
-    for event in __import__("engine.summarizer", fromlist=["run_summary"]).run_summary(rt2, plan2, state2, options2,
-                                                                                       cancel):
+    for event in run_summary(rt2, plan2, state2, options2, cancel):
         events.append(event)
         if isinstance(event, RoundFinished) and event.record.index == 2:
             cancel.cancel()
@@ -243,14 +251,14 @@ def test_killed_process_resumes_without_losing_a_finished_round(tmp_path, precis
     proc.stdout.close()
     saved = load_state(run_id)
     assert saved.status == "running" and len(saved.rounds) >= 2   # killed: no chance to say goodbye
-    finished_before = [r["summary"] for r in saved.rounds]
+    finished_before = [r.summary for r in saved.rounds]
 
     from tests.run_fake_summary import build
     rt, plan, options = build(delay=0.0)
     check_resumable(saved, new_state(plan, None, {}, options, []))
     resumed = run_all(rt, plan, saved, options)
     assert resumed[0].resumed_from == len(finished_before)
-    assert [r["summary"] for r in saved.rounds[:len(finished_before)]] == finished_before
+    assert [r.summary for r in saved.rounds[:len(finished_before)]] == finished_before
 
     rt2, plan2, options2 = build(delay=0.0)
     state2, _ = start(rt2, plan2, options2)

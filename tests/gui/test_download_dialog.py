@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox
 
-import gui
-from models import hub
+from precis import gui
+from precis.models.library import hub
 from tests.gguf_builder import llama_like, write_gguf
 from tests.gui.test_main_window import fake_factory
 from tests.hub_server import HubServer
@@ -41,8 +41,8 @@ def test_search_list_download_and_select(qtbot, tmp_path, monkeypatch):
         dialog.files.setCurrentItem(dialog.files.topLevelItem(0))
         dialog.start_download()
         qtbot.waitUntil(lambda: dialog.last_path.endswith("small-Q4_K_M.gguf"), timeout=20_000)
-        selector = window.findChild(QComboBox, "modelSelector")
-        assert selector.currentText().startswith("acme/Small-GGUF/small-Q4_K_M.gguf")
+        selector = window.findChild(QComboBox, "modelSelector")     # the rescan runs on the I/O thread
+        qtbot.waitUntil(lambda: selector.currentText().startswith("acme/Small-GGUF/small-Q4_K_M.gguf"), timeout=10_000)
         assert "qwen2" in window.model_panel.facts_label.text()
         dialog.close()
         window.shutdown()

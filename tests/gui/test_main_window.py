@@ -9,10 +9,12 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMessageBox, QPushButton, QSlider, QWidget
 
-import gui
-from engine.errors import ModelLoadError
-from gui.document_panel import ERROR_ROLE
-from gui.run_worker import load_real_runtime
+from precis import gui
+from precis.engine.errors import ModelLoadError
+from precis.engine.storage.speed_log import known_speeds
+from precis.gui.document_panel import ERROR_ROLE
+from precis.gui.workers import load_real_runtime
+from precis.models.library.bundled import bundled_model_path
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day
 
@@ -20,11 +22,12 @@ OBJECT_NAMES = ["documentList", "modelSelector", "contextSlider", "kvTypeSelecto
                 "runButton", "stopButton", "lengthCurve", "roundInspector", "liveOutput", "summaryView"]
 
 
-def fake_factory(script=diligent, delay=0.0, calls=None):
+def fake_factory(script=diligent, delay=0.0, calls=None, prompt_delay=0.0):
     def factory(path, settings, vocab_only=False):
         if calls is not None and not vocab_only:
             calls.append(path)
-        return FakeRuntime(script=script, n_ctx=settings.n_ctx, settings=settings, token_delay_s=delay)
+        return FakeRuntime(script=script, n_ctx=settings.n_ctx, settings=settings, token_delay_s=delay,
+                           prompt_token_delay_s=prompt_delay)
     return factory
 
 
@@ -74,7 +77,7 @@ def test_key_widgets_have_stable_names_and_the_default_model(make_window):
     assert "8,192" in window.model_panel.facts_label.text()
 
 
-def test_dropping_files_and_folders_fills_the_list(make_window, tmp_path):
+def test_dropping_files_and_folders_fills_the_list(make_window, qtbot, tmp_path):
     window = make_window(runtime_factory=fake_factory())
     notes = tmp_path / "notes.md"
     notes.write_text("# Notes\n\nThe release moved to Friday.\n", encoding="utf-8")
@@ -86,6 +89,8 @@ def test_dropping_files_and_folders_fills_the_list(make_window, tmp_path):
         (folder / name).write_text(f"content of {name}\n", encoding="utf-8")
     _drop(window, [notes, binary, folder])
     items = window.findChild(QListWidget, "documentList")
+    assert window.documents.reading and items.count() == 1       # read off the GUI thread: a placeholder first
+    qtbot.waitUntil(lambda: not window.documents.reading, timeout=10_000)
     assert items.count() == 4
     assert items.item(0).text().startswith(f"notes.md — markdown, {len(notes.read_text())} characters, ~")
     assert "binary" in items.item(1).data(ERROR_ROLE)   # shown inline; the good files are kept
@@ -145,15 +150,15 @@ def test_run_puts_a_point_per_round_marks_the_collapse_and_inspects_it(make_wind
     window.model_panel.set_n_ctx(2048)
     qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=10_000)
     qtbot.mouseClick(window.findChild(QPushButton, "runButton"), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.last_outcome == "finished", timeout=30_000)
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
     curve = window.curve
-    assert curve.summary_series.count() == len(window.records) == window.plan.rounds
+    assert curve.summary_series.count() == len(window.run.records) == window.run.plan.rounds
     assert curve.marker_indexes("collapse") == [2]                      # round 3, in red
     assert curve.marker_indexes("repaired") == [2]
     window.inspect_round(2)
-    inspector = window.inspector
-    record = window.records[2]
-    assert inspector.chunk_view.toPlainText() == window.plan.documents[0].text[record.chunk_start_char:
+    inspector = window.run_view.inspector
+    record = window.run.records[2]
+    assert inspector.chunk_view.toPlainText() == window.run.plan.documents[0].text[record.chunk_start_char:
                                                                               record.chunk_end_char]
     assert inspector.summary_in_view.toPlainText() == record.summary_in
     assert inspector.summary_out_view.toPlainText().startswith(record.summary)
@@ -161,17 +166,31 @@ def test_run_puts_a_point_per_round_marks_the_collapse_and_inspects_it(make_wind
     assert added and not dropped
     assert "repaired" in inspector.header.text() and "Round 3" in inspector.header.text()
     assert "Session 1" in window.findChild(QWidget, "summaryView").toPlainText()
-    window.tokens_toggle.setChecked(True)
-    assert curve.summary_series.at(0).y() == window.records[0].summary_tokens
+    window.run_view.tokens_toggle.setChecked(True)
+    assert curve.summary_series.at(0).y() == window.run.records[0].summary_tokens
     curve.export_png(tmp_path / "curve.png")
     curve.export_csv(tmp_path / "curve.csv")
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
     with (tmp_path / "curve.csv").open(encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    assert len(rows) == len(window.records) + 1 and "repaired" in rows[3][-1]
-    paths = window.results.save_all(tmp_path / "out", window.state)
+    assert len(rows) == len(window.run.records) + 1 and "repaired" in rows[3][-1]
+    paths = window.results.save_all(tmp_path / "out", window.run.state)
     assert [p.name for p in paths] == [f"{window.rules.date.date().toString('yyyy-MM-dd')}-{n}"
                                        for n in ("summary.md", "todos.md", "run.json")]
+
+
+def test_a_run_in_the_window_records_speeds_for_the_next_time_estimate(make_window, qtbot, tmp_path):
+    factory = fake_factory(delay=0.0005, prompt_delay=0.00002)           # measurable prompt and generation time
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    window.add_documents([_day_file(tmp_path, noise=())])
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)
+    assert window.plan.estimate.seconds is None                      # never measured on this machine
+    assert "Time: unknown" in window.plan_view.text()
+    window.start_run()
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
+    assert known_speeds(bundled_model_path()) is not None            # the same store `precis plan` reads
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)  # re-planned with the measured speed
+    assert window.plan.estimate.seconds is not None and "Time: about" in window.plan_view.text()
 
 
 def test_stop_ends_cancelled_and_keeps_finished_rounds_then_resume_offers(make_window, qtbot, tmp_path):
@@ -181,21 +200,21 @@ def test_stop_ends_cancelled_and_keeps_finished_rounds_then_resume_offers(make_w
     window.model_panel.set_n_ctx(2048)
     qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=10_000)
     window.start_run()
-    qtbot.waitUntil(lambda: len(window.records) >= 2, timeout=30_000)
+    qtbot.waitUntil(lambda: len(window.run.records) >= 2, timeout=30_000)
     qtbot.mouseClick(window.findChild(QPushButton, "stopButton"), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.last_outcome != "", timeout=30_000)
-    assert window.last_outcome == "cancelled"
-    kept = len(window.records)
-    assert kept >= 2 and len(window.state.rounds) == kept and window.state.status == "cancelled"
+    qtbot.waitUntil(lambda: window.run.outcome != "", timeout=30_000)
+    assert window.run.outcome == "cancelled"
+    kept = len(window.run.records)
+    assert kept >= 2 and len(window.run.state.rounds) == kept and window.run.state.status == "cancelled"
     assert "Stopped after" in window.status_line.text()
     assert window.resume_banner.isVisible()                             # the unfinished run can be resumed
-    window.worker._factory = fake_factory()                             # no delay for the rest
-    qtbot.mouseClick(window.resume_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.last_outcome == "finished", timeout=30_000)
-    assert window.state.status == "finished" and len(window.state.rounds) == window.plan.rounds
+    window.model_owner._factory = fake_factory()                             # no delay for the rest
+    qtbot.mouseClick(window.resume_banner.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
+    assert window.run.state.status == "finished" and len(window.run.state.rounds) == window.run.plan.rounds
     # The rounds from before the stop are still on the curve and in the list, in order.
-    assert [r.index for r in window.records] == list(range(window.plan.rounds))
-    assert window.curve.summary_series.count() == window.round_list.count() == window.plan.rounds
+    assert [r.index for r in window.run.records] == list(range(window.run.plan.rounds))
+    assert window.curve.summary_series.count() == window.run_view.round_list.count() == window.run.plan.rounds
 
 
 def test_unfinished_run_is_offered_at_start_up(make_window, qtbot, tmp_path):
@@ -203,10 +222,10 @@ def test_unfinished_run_is_offered_at_start_up(make_window, qtbot, tmp_path):
     first.add_documents([_day_file(tmp_path, noise=())])
     qtbot.waitUntil(lambda: first.plan is not None, timeout=10_000)
     first.start_run()
-    qtbot.waitUntil(lambda: len(first.records) >= 1, timeout=30_000)
+    qtbot.waitUntil(lambda: len(first.run.records) >= 1, timeout=30_000)
     first.close()                                                       # quit mid-run
     second = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
-    assert second.resume_banner.isVisible() and "can be resumed" in second.resume_label.text()
+    assert second.resume_banner.isVisible() and "can be resumed" in second.resume_banner.label.text()
 
 
 def test_worker_error_reaches_a_dialog(make_window, qtbot, tmp_path):
@@ -218,7 +237,7 @@ def test_worker_error_reaches_a_dialog(make_window, qtbot, tmp_path):
     window.add_documents([_day_file(tmp_path)])
     qtbot.waitUntil(lambda: window.plan is not None, timeout=20_000)
     window.start_run()
-    qtbot.waitUntil(lambda: window.last_outcome == "failed", timeout=10_000)
+    qtbot.waitUntil(lambda: window.run.outcome == "failed", timeout=10_000)
     dialog = window.error_dialog
     assert isinstance(dialog, QMessageBox) and dialog.isVisible()
     assert "tensor data is cut short" in dialog.text()
@@ -238,9 +257,9 @@ def test_crash_inside_the_engine_reaches_a_dialog_and_keeps_rounds(make_window, 
     window.add_documents([_day_file(tmp_path, noise=())])
     qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)
     window.start_run()
-    qtbot.waitUntil(lambda: window.last_outcome == "failed", timeout=10_000)
+    qtbot.waitUntil(lambda: window.run.outcome == "failed", timeout=10_000)
     assert "llama_decode failed" in window.error_dialog.text()
-    assert len(window.state.rounds) == 2 and window.state.status == "failed"
+    assert len(window.run.state.rounds) == 2 and window.run.state.status == "failed"
 
 
 def test_settings_and_recent_files_persist(make_window, qtbot, tmp_path):

@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QPushButton
 
-import gui
+from precis import gui
+from precis.engine.storage.speed_log import known_speeds
+from precis.models.library.bundled import bundled_model_path
 
 pytestmark = pytest.mark.real_model
 
@@ -20,13 +22,15 @@ def test_sample_document_runs_to_the_end_in_the_window(qtbot, tmp_path, sample_d
     qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=30_000)
     planned = window.plan.rounds
     window.findChild(QPushButton, "runButton").click()
-    qtbot.waitUntil(lambda: window.last_outcome != "", timeout=600_000)
-    assert window.last_outcome == "finished", window.status_line.text()
-    chunk_rounds = [r for r in window.records if r.kind == "round"]
+    qtbot.waitUntil(lambda: window.run.outcome != "", timeout=600_000)
+    assert window.run.outcome == "finished", window.status_line.text()
+    chunk_rounds = [r for r in window.run.records if r.kind == "round"]
     assert len(chunk_rounds) == planned
-    assert window.curve.summary_series.count() == len(window.records)
+    assert window.curve.summary_series.count() == len(window.run.records)
     assert window.model_panel.measured is not None and window.model_panel.measured.kv_mib > 0   # real allocation
     assert "allocated" in window.model_panel.memory_bar.describe()
     assert window.results.summary_view.toPlainText().strip()
-    assert window.results.report["prefix_reuse"]["static_prompt_evaluations"] == 1
+    assert window.results.report.prefix_reuse["static_prompt_evaluations"] == 1
+    # the window's run went through the session's run path: it measured this machine's speed
+    assert known_speeds(bundled_model_path()) is not None
     window.shutdown()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from gui.launcher import main
+from precis.gui.launcher import main
 from tests.gguf_builder import llama_like, write_gguf
 
 
@@ -95,7 +95,7 @@ def test_plan_human_readable_with_files_and_measured_speed(capsys, sample_docume
     assert main(["plan", str(sample_document), "--n-ctx", "2048", "--measure"]) == 0
     out = capsys.readouterr().out
     assert "measured speed: prompt" in out
-    assert "Budget of each round (n_ctx 2,048): prompt" in out
+    assert "Each round (context 2,048): prompt" in out
     assert "Time: about" in out          # the speed just measured is used for the estimate
 
 

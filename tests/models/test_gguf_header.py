@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from models.gguf_facts import read_model_facts
-from models.gguf_header import GGUFError, SkippedArray, read_gguf_header
+from precis.models.gguf.facts import read_model_facts
+from precis.models.gguf.header import GGUFError, SkippedArray, read_gguf_header
 from tests.gguf_builder import build_header, llama_like, write_gguf
 
 

@@ -5,11 +5,11 @@ import hashlib
 
 import pytest
 
-from engine.errors import Cancelled
-from engine.runtime import CancelToken
-from models import hub
-from models.cli import main
-from models.library import discover
+from precis.engine.errors import Cancelled
+from precis.engine.runtime.protocol import CancelToken
+from precis.models.cli.main import main
+from precis.models.library import hub
+from precis.models.library.discovery import discover
 from tests.gguf_builder import llama_like, write_gguf
 from tests.hub_server import HubServer
 

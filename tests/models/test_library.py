@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from models.library import discover
+from precis.models.library.discovery import discover
 from tests.gguf_builder import llama_like, write_gguf
 from tests.hub_server import HubServer
 

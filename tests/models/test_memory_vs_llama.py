@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.memory_plan import MIB, plan_memory
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
-from models.gguf_facts import read_model_facts
+from precis.engine.planning.memory_plan import MIB, plan_memory
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.models.gguf.facts import read_model_facts
 
 pytestmark = pytest.mark.real_model
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.prompts import PromptRenderer, RoundLayout, load_preset
-from engine.runtime import LlamaRuntime
-from engine.runtime_settings import RuntimeSettings
-from models.cli import main
+from precis.engine.prompts.layout import PromptRenderer, RoundLayout
+from precis.engine.prompts.presets import load_preset
+from precis.engine.runtime.llama import LlamaRuntime
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.models.cli.main import main
 from tests.conftest import CORPUS_DIR, REPO_ROOT
 
 pytestmark = pytest.mark.real_model
@@ -85,7 +86,7 @@ def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_docume
     source = tmp_path / "day.txt"
     source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
     env = {**os.environ, "PRECIS_HOME": str(precis_home)}
-    cmd = [sys.executable, "-m", "gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date", "2026-11-27",
+    cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date", "2026-11-27",
            "--out", str(tmp_path / "out"), "--json-events"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run_id = None
@@ -104,11 +105,11 @@ def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_docume
     partial = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
     assert "> Partial: the run was cancelled" in partial
 
-    listed = subprocess.run([sys.executable, "-m", "gui.launcher", "runs"], cwd=REPO_ROOT, env=env,
+    listed = subprocess.run([sys.executable, "-m", "precis.gui.launcher", "runs"], cwd=REPO_ROOT, env=env,
                             capture_output=True, text=True)
     assert run_id in listed.stdout and "cancelled" in listed.stdout
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "gui.launcher", "summarize", "--resume", run_id], cwd=REPO_ROOT,
+    done = subprocess.run([sys.executable, "-m", "precis.gui.launcher", "summarize", "--resume", run_id], cwd=REPO_ROOT,
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert f"resuming after {len(kept)}" in done.stderr

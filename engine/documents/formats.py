@@ -1,0 +1,117 @@
+"""Rich formats turned into text with their structure kept: HTML, PDF, Word.
+
+Headings become Markdown headings (the chunker's best seam), paragraphs stay blank-line separated,
+PDF pages are marked. Each failure names the file and says what to do.
+"""
+from __future__ import annotations
+
+import io
+import re
+from html.parser import HTMLParser
+
+from precis.engine.errors import UnreadableDocument
+
+_BLOCK_TAGS = {"p", "div", "br", "li", "tr", "section", "article", "header", "footer", "blockquote", "pre",
+               "table", "ul", "ol", "dd", "dt", "hr"}
+_SKIP_TAGS = {"script", "style", "noscript", "template", "head", "svg"}
+
+
+class _HTMLText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):  # noqa: ARG002 - HTMLParser signature
+        if tag in _SKIP_TAGS:
+            self._skip += 1
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.parts.append("\n\n" + "#" * int(tag[1]) + " ")
+        elif tag == "li":
+            self.parts.append("\n- ")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n\n" if tag in ("p", "div", "section", "article", "table", "blockquote") else "\n")
+
+    def handle_endtag(self, tag):
+        if tag in _SKIP_TAGS:
+            self._skip = max(0, self._skip - 1)
+        elif re.fullmatch(r"h[1-6]", tag) or tag in ("p", "div", "section", "article", "table"):
+            self.parts.append("\n\n")
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(re.sub(r"\s+", " ", data))
+
+
+def _tidy(text: str) -> str:
+    lines = [line.strip() for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def html_to_text(html: str) -> str:
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return _tidy("".join(parser.parts))
+
+
+def pdf_to_text(raw: bytes, name: str) -> str:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+    try:
+        reader = PdfReader(io.BytesIO(raw))
+        if reader.is_encrypted:
+            try:
+                reader.decrypt("")
+            except Exception as exc:  # pypdf raises several kinds for wrong passwords
+                raise UnreadableDocument(f"{name} is a password-protected PDF; save an unprotected copy "
+                                         "first.") from exc
+        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+    except UnreadableDocument:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
+        raise UnreadableDocument(f"{name} is not a readable PDF ({exc}). It may be damaged or only partly "
+                                 "downloaded; open it in a PDF viewer and save it again.") from exc
+    if not any(pages):
+        raise UnreadableDocument(f"{name} has no text layer (a scanned PDF?). Run OCR on it first, then drop the "
+                                 "result here.")
+    # A page marker is a heading-class seam: chunks prefer to start on a new page.
+    return "\n\n".join(f"--- page {i} ---\n{text}" for i, text in enumerate(pages, 1) if text) + "\n"
+
+
+def docx_to_text(raw: bytes, name: str) -> str:
+    import zipfile
+
+    import docx
+    try:
+        document = docx.Document(io.BytesIO(raw))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise UnreadableDocument(f"{name} is not a readable Word document ({exc}). It may be damaged or an old "
+                                 ".doc file; save it as .docx or text first.") from exc
+    blocks: list[str] = []
+    body = document.element.body
+    for child in body.iterchildren():
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            paragraph = docx.text.paragraph.Paragraph(child, document)
+            text = paragraph.text.strip()
+            if not text:
+                continue
+            style = (paragraph.style.name if paragraph.style is not None else "") or ""
+            level = re.match(r"Heading (\d)", style)
+            if level:
+                text = "#" * int(level.group(1)) + " " + text
+            elif style == "Title":
+                text = "# " + text
+            elif style.startswith("List"):
+                text = "- " + text
+            blocks.append(text)
+        elif tag == "tbl":
+            table = docx.table.Table(child, document)
+            rows = [" | ".join(cell.text.strip() for cell in row.cells) for row in table.rows]
+            blocks.append("\n".join(rows))
+    if not blocks:
+        raise UnreadableDocument(f"{name} is an empty Word document: there is nothing to summarize.")
+    return "\n\n".join(blocks) + "\n"

@@ -1,0 +1,136 @@
+"""The whole plan of a run before anything heavy is loaded: budget, chunks, rounds, memory, time.
+
+Tokens are the model's own (a vocab-only load is enough). The time estimate uses speeds measured
+on this machine (engine.speed_log) and is absent, not guessed, until a speed was measured.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from precis.engine.documents.bundle import Part
+from precis.engine.planning.budget import Budget, plan_budget
+from precis.engine.planning.chunking import Chunk, chunk_and_count
+from precis.engine.prompts.layout import PromptRenderer, RoundLayout
+from precis.engine.storage.speed_log import Speeds
+
+# Assumptions of the estimate, shown with it: each round's summary grows by about this share of the
+# chunk it read, until it reaches the compaction threshold (a share of the summary output cap).
+SUMMARY_GROWTH_PER_CHUNK = 0.25
+COMPACTION_THRESHOLD = 0.80
+
+
+@dataclass(frozen=True)
+class PlannedDocument:
+    name: str
+    text: str
+    tokens: int
+    chunks: list[Chunk]
+    parts: tuple[Part, ...] = ()
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    prompt_tokens: int             # sent over the whole run
+    evaluated_tokens: int          # of which llama.cpp processes (the static prefix is reused after round 1)
+    generated_tokens: int
+    seconds: float | None          # None until this model's speed was measured on this machine
+    speeds: Speeds | None
+
+
+@dataclass
+class RunPlan:
+    budget: Budget
+    layout: RoundLayout
+    documents: list[PlannedDocument]
+    estimate: Estimate | None = None
+    assumptions: dict = field(default_factory=lambda: {
+        "summary_growth_per_chunk": SUMMARY_GROWTH_PER_CHUNK, "compaction_threshold": COMPACTION_THRESHOLD})
+
+    @property
+    def rounds(self) -> int:
+        return sum(len(d.chunks) for d in self.documents)
+
+    @property
+    def document_chars(self) -> int:
+        return sum(d.chars for d in self.documents)
+
+    @property
+    def document_tokens(self) -> int:
+        return sum(d.tokens for d in self.documents)
+
+    def as_dict(self) -> dict:
+        chunks = []
+        for d in self.documents:
+            for c in d.chunks:
+                chunks.append({"document": d.name, "index": c.index, "start_char": c.start_char,
+                               "end_char": c.end_char, "sent_start_char": c.sent_start_char,
+                               "start_line": c.start_line, "end_line": c.end_line, "tokens": c.tokens,
+                               "boundary": c.boundary})
+        out = {"document_chars": self.document_chars, "document_tokens": self.document_tokens,
+               "documents": [{"name": d.name, "document_chars": d.chars, "document_tokens": d.tokens,
+                              "rounds": len(d.chunks),
+                              "parts": [{"name": p.name, "start_char": p.start_char, "end_char": p.end_char}
+                                        for p in d.parts]} for d in self.documents],
+               "budget": self.budget.as_dict(), "rounds": self.rounds, "chunks": chunks,
+               "preset": self.layout.preset.name, "date": self.layout.date}
+        if self.estimate is not None:
+            e = self.estimate
+            out["estimate"] = {"prompt_tokens": e.prompt_tokens, "evaluated_tokens": e.evaluated_tokens,
+                               "generated_tokens": e.generated_tokens, "seconds": e.seconds,
+                               "speeds": None if e.speeds is None else {
+                                   "prompt_tokens_per_second": e.speeds.prompt_tokens_per_second,
+                                   "generate_tokens_per_second": e.speeds.generate_tokens_per_second},
+                               "assumptions": self.assumptions}
+        return out
+
+
+def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budget:
+    """The budget with the static prompt rendered by the model's template and counted exactly."""
+    static = PromptRenderer(tokenizer).static_prompt_tokens(layout)
+    return plan_budget(n_ctx, static, **overrides)
+
+
+def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
+               speeds: Speeds | None = None, **overrides) -> RunPlan:
+    """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need."""
+    budget = make_budget(tokenizer, layout, n_ctx, **overrides)
+    documents = plan_documents(tokenizer, texts, budget)
+    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds))
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], budget: Budget) -> list[PlannedDocument]:
+    """(name, text, parts) for each document to summarize (a bundle is one), chunked to the budget."""
+    planned = []
+    for name, text, parts in texts:
+        chunks, tokens = chunk_and_count(text, tokenizer, budget.chunk_budget, budget.overlap_tokens)
+        planned.append(PlannedDocument(name, text, tokens, chunks, parts))
+    return planned
+
+
+def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speeds | None) -> Estimate:
+    prompt = evaluated = generated = 0
+    ceiling = COMPACTION_THRESHOLD * budget.summary_out_cap
+    first = True
+    for doc in documents:
+        summary = 0.0
+        for chunk in doc.chunks:
+            sent = budget.static_prompt_tokens + int(summary) + chunk.tokens
+            prompt += sent
+            evaluated += sent if first else sent - budget.static_prompt_tokens
+            first = False
+            summary = min(ceiling, summary + SUMMARY_GROWTH_PER_CHUNK * chunk.tokens)
+            generated += int(summary)
+    seconds = None
+    if speeds is not None and speeds.prompt_tokens_per_second > 0 and speeds.generate_tokens_per_second > 0:
+        seconds = evaluated / speeds.prompt_tokens_per_second + generated / speeds.generate_tokens_per_second
+    return Estimate(prompt, evaluated, generated, seconds, speeds)

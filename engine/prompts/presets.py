@@ -1,0 +1,56 @@
+"""Rule presets: resources/presets/*.json (conversation archive, meeting minutes, project log, generic),
+or a preset .json file of the user's. The rules text is what the user sees and may edit."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources as importlib_resources
+from pathlib import Path
+
+from precis.engine.errors import BadInput
+
+DEFAULT_PRESET = "conversation-archive"
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    description: str
+    system: str
+    rules: str                 # one rule per line, as shown to and edited by the user
+    content_label: str
+    skip_noise: bool = False   # chunks that are only logs/tool calls keep the summary without a model call
+
+
+def _preset_dir():
+    return importlib_resources.files("precis.resources") / "presets"
+
+
+def list_presets() -> list[Preset]:
+    return sorted((_parse(p.read_text(encoding="utf-8"), p.name) for p in _preset_dir().iterdir()
+                   if p.name.endswith(".json")), key=lambda p: (p.name != DEFAULT_PRESET, p.title))
+
+
+def load_preset(name_or_path: str) -> Preset:
+    path = Path(name_or_path)
+    if path.suffix == ".json" and path.is_file():
+        return _parse(path.read_text(encoding="utf-8"), path.name)
+    for preset in list_presets():
+        if preset.name == name_or_path:
+            return preset
+    names = ", ".join(p.name for p in list_presets())
+    raise BadInput(f"No preset named {name_or_path!r}. Presets: {names} (or a path to a preset .json file).")
+
+
+def _parse(text: str, source: str) -> Preset:
+    try:
+        data = json.loads(text)
+        return Preset(name=data["name"], title=data.get("title", data["name"]), description=data.get("description", ""),
+                      system=data["system"], rules="\n".join(data["rules"]),
+                      content_label=data.get("content_label", "New content for this round"),
+                      skip_noise=bool(data.get("skip_noise", False)))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
+
+

@@ -1,0 +1,139 @@
+"""The run report: every round, the curve, collapses and repairs, prefix reuse, facts and TODOs.
+
+A typed object with one JSON form (``as_json``: the keys of DATE-run.json, listed in docs/cli.md).
+Built from the run state as it stands, so a cancelled or failed run has a report too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from precis.engine.events import COLLAPSE_FLAGS, RoundRecord
+from precis.engine.planning.run_plan import RunPlan
+from precis.engine.prompts.layout import PromptRenderer
+from precis.engine.runs.state import RunState
+from precis.engine.summary.facts import FactLedger
+
+_SENTINEL = "\u2063PRECIS-SUMMARY\u2063"
+TOTAL_KEYS = ("prompt_tokens", "prompt_evaluated", "prompt_reused", "generated_tokens", "seconds")
+
+
+@dataclass(frozen=True)
+class FactCounts:
+    kept: int
+    changed: int
+    lost: int
+    items: list[dict]             # Fact dicts: kind, text, label, first_round, status, found_as
+
+
+@dataclass(frozen=True)
+class Todo:
+    document: str
+    text: str
+    chunk: int
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    outcome: str                  # finished, cancelled, failed (or running while it goes)
+    message: str
+    model: str
+    settings: dict
+    strategy: str
+    preset: str
+    date: str
+    language: str | None
+    budget: dict
+    documents: list[dict]         # name, chars, tokens, planned_rounds
+    rounds: list[RoundRecord]
+    static_prompt_tokens: int
+    facts: dict[str, FactCounts] = field(default_factory=dict)
+    todos: list[Todo] = field(default_factory=list)
+
+    @property
+    def collapses(self) -> list[dict]:
+        return [{"index": r.index, "flags": [f for f in r.flags if f in COLLAPSE_FLAGS],
+                 "repair": "retry" if "repaired" in r.flags else "kept_previous"}
+                for r in self.rounds if r.collapsed]
+
+    @property
+    def totals(self) -> dict:
+        return {key: sum(getattr(r, key) for r in self.rounds) for key in TOTAL_KEYS}
+
+    @property
+    def prefix_reuse(self) -> dict:
+        called = [r for r in self.rounds if r.attempts > 0 and r.first_call_reused >= 0]
+        evaluations = sum(r.first_call_reused < self.static_prompt_tokens - 1 for r in called)
+        return {"static_prompt_tokens": self.static_prompt_tokens, "model_calls": sum(r.attempts for r in self.rounds),
+                "rounds_with_model_calls": len(called), "static_prompt_evaluations": evaluations}
+
+    def fact_totals(self) -> dict[str, int]:
+        return {k: sum(getattr(c, k) for c in self.facts.values()) for k in ("kept", "changed", "lost")}
+
+    def as_json(self) -> dict:
+        rounds = self.rounds
+        return {
+            "run_id": self.run_id, "outcome": self.outcome, "message": self.message, "model": self.model,
+            "settings": self.settings, "strategy": self.strategy, "preset": self.preset, "date": self.date,
+            "language": self.language, "budget": self.budget, "documents": self.documents,
+            "rounds": [r.as_dict(with_texts=False) for r in rounds],
+            "curve": {"summary_chars": [r.summary_chars for r in rounds],
+                      "summary_tokens": [r.summary_tokens for r in rounds],
+                      "chunk_tokens": [r.chunk_tokens for r in rounds]},
+            "collapses": self.collapses,
+            "compactions": [r.index for r in rounds if r.kind == "compaction"],
+            "noise_skipped": [r.index for r in rounds if "noise_skipped" in r.flags],
+            "prefix_reuse": self.prefix_reuse,
+            "totals": self.totals,
+            "facts": {name: {"kept": c.kept, "changed": c.changed, "lost": c.lost, "items": c.items}
+                      for name, c in self.facts.items()},
+            "todos": [{"document": t.document, "text": t.text, "chunk": t.chunk} for t in self.todos],
+        }
+
+
+def static_prefix_tokens(runtime, plan: RunPlan) -> int:
+    """Tokens of the part of every round's prompt that comes before the summary (what prefix reuse skips)."""
+    renderer = PromptRenderer(runtime)
+    prompt = renderer.render(plan.layout.rolling_messages(_SENTINEL, ""))
+    return renderer.count(prompt[:prompt.index(_SENTINEL)])
+
+
+def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
+    """Facts of every chunk a finished round read; chunks skipped as noise hold none worth keeping."""
+    read, whole = set(), set()
+    for r in state.rounds:
+        if "noise_skipped" in r.flags:
+            continue
+        if r.kind == "stuff":
+            whole.add(r.document)
+        elif r.kind in ("round", "map", "notes"):
+            read.add((r.document, r.chunk_index))
+    ledgers = {}
+    for doc in plan.documents:
+        ledger = FactLedger()
+        for c in doc.chunks:
+            if doc.name in whole or (doc.name, c.index) in read:
+                ledger.add_chunk(doc.text[c.sent_start_char:c.end_char], c.index)
+        ledgers[doc.name] = ledger
+    return ledgers
+
+
+def make_report(runtime, plan: RunPlan, state: RunState) -> RunReport:
+    """The run report of ``state`` as it stands (finished, cancelled or failed)."""
+    return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(runtime, plan))
+
+
+def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger], static_tokens: int) -> RunReport:
+    facts = {}
+    for name, ledger in ledgers.items():
+        counts = ledger.check(state.summaries.get(name, ""))
+        facts[name] = FactCounts(counts["kept"], counts["changed"], counts["lost"],
+                                 [f for f in ledger.as_list() if f["kind"] != "todo"])
+    return RunReport(
+        run_id=state.run_id, outcome=state.status, message=state.message, model=state.model_path,
+        settings=state.settings, strategy=state.strategy, preset=state.layout["preset"], date=state.layout["date"],
+        language=state.layout["language"], budget=state.budget,
+        documents=[{"name": d.name, "chars": d.chars, "tokens": d.tokens, "planned_rounds": len(d.chunks)}
+                   for d in plan.documents],
+        rounds=list(state.rounds), static_prompt_tokens=static_tokens, facts=facts,
+        todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()])

@@ -1,0 +1,104 @@
+"""A whole run: plan in, events out, state checkpointed after every round.
+
+The window, the command line and the tests all drive this one generator. It never raises for
+what a person did or the model did: cancel, a model failure and bad input end with a RunFinished
+event whose outcome says so, after the state was saved; finished rounds are never lost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from precis.engine.errors import Cancelled, PrecisError
+from precis.engine.events import RunFinished, RunPlanned
+from precis.engine.planning.run_plan import RunPlan
+from precis.engine.runs.state import RunState, model_fingerprint, new_run_id, plan_hash, text_hash
+from precis.engine.runtime.protocol import CancelToken, SamplingParams
+from precis.engine.summary.guard import GuardSettings
+from precis.engine.summary.strategies import strategy as strategy_named
+from precis.engine.summary.strategies.base import RunContext
+
+
+@dataclass
+class RunOptions:
+    strategy: str = "rolling"
+    skip_noise: bool | None = None          # None: as the preset says
+    guard: GuardSettings = field(default_factory=GuardSettings)
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    max_rounds: int = 10_000
+
+    def __post_init__(self) -> None:
+        strategy_named(self.strategy)   # an unknown name fails here, before anything runs
+
+
+def plan_identity(plan: RunPlan, strategy: str) -> dict:
+    """What a resumed run must share with the original: budget, prompt, documents, chunks, strategy."""
+    layout = plan.layout
+    return {"strategy": strategy, "budget": plan.budget.as_dict(),
+            "layout": {"preset": layout.preset.name, "rules": layout.preset.rules, "system": layout.preset.system,
+                       "date": layout.date, "language": layout.language},
+            "documents": [{"name": d.name, "text_sha256": text_hash(d.text),
+                           "chunks": [[c.start_char, c.end_char, c.sent_start_char] for c in d.chunks]}
+                          for d in plan.documents]}
+
+
+def new_state(plan: RunPlan, model_path: Path | None, settings: dict, options: RunOptions, files: list[str],
+              request: dict | None = None) -> RunState:
+    identity = plan_identity(plan, options.strategy)
+    digest = plan_hash(identity)
+    return RunState(
+        run_id=new_run_id(plan.layout.date, digest), strategy=options.strategy,
+        model_path=str(model_path or ""), model_fingerprint=model_fingerprint(model_path) if model_path else "fake",
+        settings=settings, layout=identity["layout"], budget=plan.budget.as_dict(),
+        documents=[{"name": d.name, "text_sha256": text_hash(d.text), "chars": d.chars, "tokens": d.tokens,
+                    "chunks": [[c.start_char, c.end_char, c.sent_start_char, c.tokens] for c in d.chunks]}
+                   for d in plan.documents],
+        plan_hash=digest, files=files, request=request or {})
+
+
+def planned_rounds(plan: RunPlan, strategy: str) -> int:
+    return sum(strategy_named(strategy).planned_rounds(d) for d in plan.documents)
+
+
+def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, cancel: CancelToken | None = None):
+    """Generator of events for the whole run (resuming after the rounds ``state`` already holds)."""
+    cancel = cancel or CancelToken()
+    skip_noise = plan.layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
+    ctx = RunContext(runtime, plan.layout, plan.budget, state, cancel, options.guard, options.sampling,
+                     skip_noise, options.max_rounds)
+    total = planned_rounds(plan, options.strategy)
+    resumed = len(state.rounds)
+    resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)
+    yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,
+                     [c.tokens for d in plan.documents for c in d.chunks], plan.budget.as_dict(), resumed,
+                     min(total, resumed_parts))
+    state.status, state.message = "running", ""
+    state.save()
+    runner = strategy_named(options.strategy).run
+    try:
+        for doc in plan.documents:
+            yield from runner(ctx, doc, total)
+    except Cancelled as exc:
+        state.status, state.message = "cancelled", str(exc)
+        state.save()
+        yield RunFinished("cancelled", dict(state.summaries), _kept_message(state, exc), str(state.directory))
+        return
+    except PrecisError as exc:
+        state.status, state.message = "failed", str(exc)
+        state.save()
+        yield RunFinished("failed", dict(state.summaries), _kept_message(state, exc), str(state.directory),
+                          exc.exit_code)
+        return
+    except BaseException as exc:  # a bug: keep what was done, then let it surface
+        state.status, state.message = "failed", f"{type(exc).__name__}: {exc}"
+        state.save()
+        raise
+    state.status = "finished"
+    state.save()
+    yield RunFinished("finished", dict(state.summaries), "", str(state.directory))
+
+
+def _kept_message(state: RunState, exc: Exception) -> str:
+    done = len(state.rounds)
+    return (f"{exc} {done} finished round{'s' if done != 1 else ''} kept; resume with "
+            f"`precis summarize --resume {state.run_id}`." if done else str(exc))

@@ -1,0 +1,306 @@
+"""The llama.cpp adapter: the only module that imports llama_cpp (lazily, on first load).
+
+Everything else talks to the small surface of ``LlamaRuntime`` (tokenize, render_chat, stream,
+close), which a scripted fake can stand in for in tests. One runtime is owned by one thread.
+"""
+from __future__ import annotations
+
+import codecs
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from precis.engine.errors import Cancelled, ContextOverflow, ModelLoadError
+from precis.engine.runtime.allocation_log import MeasuredAllocation, load_failure_reason, parse_allocation
+from precis.engine.runtime.protocol import CallStats, CancelToken, SamplingParams
+from precis.engine.runtime.settings import RuntimeSettings, pad_ctx
+
+GGML_TYPE_IDS = {"f16": 1, "q4_0": 2, "q8_0": 8}
+
+_log_lock = threading.Lock()
+_log_sink: list[str] | None = None
+_log_callback = None  # kept referenced: llama.cpp calls it from C for the life of the process
+
+
+def _llama_cpp():
+    """Import llama_cpp once and route llama.cpp's log to Precis instead of stderr."""
+    global _log_callback
+    import llama_cpp
+    if _log_callback is None:
+        @llama_cpp.llama_log_callback
+        def _on_log(level, text, user_data):  # noqa: ARG001 - ctypes signature
+            sink = _log_sink
+            if sink is not None:
+                sink.append(text.decode("utf-8", errors="replace"))
+        llama_cpp.llama_log_set(_on_log, ctypes.c_void_p(0))
+        _log_callback = _on_log
+    return llama_cpp
+
+
+class LlamaRuntime:
+    def __init__(self, llm, path: Path, settings: RuntimeSettings, allocation: MeasuredAllocation,
+                 log_text: str) -> None:
+        self._llm = llm
+        self.path = path
+        self.settings = settings
+        self.allocation = allocation
+        self.load_log = log_text
+        self.n_ctx = llm.n_ctx()
+        self.last_call = CallStats()
+        self._cancel: CancelToken | None = None
+        self._abort_cb = None
+        self._n_swa = 0
+        self._swa_reduced = False
+        self._formatter = None
+        self._pieces: dict[int, bytes] = {}
+        self._piece_facts: dict[int, tuple[bytes, int, bool]] = {}
+        if not getattr(llm, "_vocab_only_precis", False):
+            self._install_abort_callback()
+            self._detect_swa()
+
+    # ----- loading -------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | Path, settings: RuntimeSettings, *, vocab_only: bool = False) -> "LlamaRuntime":
+        global _log_sink
+        path = Path(path)
+        if not path.is_file():
+            raise ModelLoadError(f"No model file at {path}.")
+        llama_cpp = _llama_cpp()
+        import psutil
+        proc = psutil.Process()
+        lines: list[str] = []
+        with _log_lock:
+            _log_sink = lines
+            rss_before = proc.memory_info().rss
+            try:
+                llm = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=settings.n_ctx, n_batch=settings.n_batch,
+                    n_ubatch=settings.n_ubatch, n_threads=settings.n_threads or _default_threads(),
+                    n_threads_batch=settings.n_threads or _default_threads(),
+                    type_k=GGML_TYPE_IDS[settings.type_k], type_v=GGML_TYPE_IDS[settings.type_v],
+                    flash_attn=settings.flash_attn, swa_full=settings.swa_full, vocab_only=vocab_only,
+                    n_gpu_layers=0, verbose=False, seed=0)
+            except (ValueError, RuntimeError, OSError) as exc:
+                log_text = "".join(lines)
+                reason = load_failure_reason(log_text) or str(exc)
+                raise ModelLoadError(
+                    f"Could not load {path.name}: {reason}. If the file is truncated or corrupt, download it "
+                    "again; if memory ran out, choose a smaller context or KV cache type.") from exc
+            finally:
+                _log_sink = None
+        log_text = "".join(lines)
+        allocation = parse_allocation(log_text)
+        allocation.rss_before_bytes = rss_before
+        allocation.rss_after_bytes = proc.memory_info().rss
+        if not vocab_only:
+            allocation.model_size_bytes = int(llama_cpp.llama_model_size(llm._model.model))
+        llm._vocab_only_precis = vocab_only
+        return cls(llm, path, settings, allocation, log_text)
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None
+
+    def __enter__(self) -> "LlamaRuntime":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ----- text and tokens -----------------------------------------------------------------
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def token_char_starts(self, text: str) -> list[int] | None:
+        """Tokenize ``text`` once and return the character offset where each token starts.
+
+        Pieces of byte-level BPE tokens can split a UTF-8 character; such a token is placed at the
+        character it starts inside. None when the pieces do not rebuild the text byte for byte
+        (tokenizers that add a leading space): callers then count piece by piece instead.
+        """
+        ids = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        cache = self._piece_facts
+        pieces = []
+        starts = []
+        chars = 0
+        for t in ids:
+            entry = cache.get(t)
+            if entry is None:
+                piece = self.token_piece(t)
+                entry = cache[t] = (piece, sum(1 for b in piece if b & 0xC0 != 0x80),
+                                    bool(piece) and piece[0] & 0xC0 == 0x80)
+            piece, leads, starts_mid_char = entry
+            pieces.append(piece)
+            starts.append(chars - 1 if starts_mid_char else chars)
+            chars += leads
+        if b"".join(pieces) != text.encode("utf-8"):
+            return None
+        return starts
+
+    def token_piece(self, token: int) -> bytes:
+        """The bytes of one token. llama-cpp-python's own detokenize uses a 32-byte buffer and returns
+        garbage for longer pieces (SmolLM2 has 40-dash tokens: measured on the corpus' Markdown tables)."""
+        piece = self._pieces.get(token)
+        if piece is None:
+            llama_cpp = _llama_cpp()
+            size = 64
+            while True:
+                buf = ctypes.create_string_buffer(size)
+                n = llama_cpp.llama_token_to_piece(self._llm._model.vocab, llama_cpp.llama_token(token), buf, size,
+                                                   0, False)
+                if n >= 0:
+                    break
+                size = -n  # llama.cpp returns minus the size it needs
+            piece = self._pieces[token] = buf.raw[:n]
+        return piece
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return b"".join(self.token_piece(t) for t in tokens).decode("utf-8", errors="replace")
+
+    @property
+    def chat_template(self) -> str | None:
+        return self._llm.metadata.get("tokenizer.chat_template")
+
+    def render_chat(self, messages: list[dict]) -> str:
+        """The exact prompt text the model's own chat template makes of ``messages``."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+            template = self.chat_template or _CHATML_FALLBACK
+            model = self._llm._model
+            eos, bos = self._llm.token_eos(), self._llm.token_bos()
+            self._formatter = Jinja2ChatFormatter(
+                template=template, eos_token=model.token_get_text(eos) if eos != -1 else "",
+                bos_token=model.token_get_text(bos) if bos != -1 else "")
+        return self._formatter(messages=messages).prompt
+
+    # ----- generation ----------------------------------------------------------------------
+    def stream(self, prompt: str, params: SamplingParams, cancel: CancelToken | None = None) -> Iterator[str]:
+        """Yield text pieces of the reply to ``prompt`` (already rendered). Stats land in last_call."""
+        import time
+        tokens = self.tokenize(prompt, special=True)
+        if len(tokens) + params.max_tokens > self.n_ctx:
+            raise ContextOverflow(
+                f"Prompt of {len(tokens)} tokens plus {params.max_tokens} reply tokens exceeds the context of "
+                f"{self.n_ctx} tokens. This is a planning bug; the round was not sent.")
+        llm = self._llm
+        stats = self.last_call = CallStats(prompt_tokens=len(tokens))
+        reusable = self._reusable_prefix(tokens)
+        if reusable == 0 and llm.n_tokens > 0:
+            llm.reset()  # nothing reusable (or evicted by a sliding window): evaluate from scratch
+        stats.reused_tokens = reusable
+        stats.evaluated_tokens = len(tokens) - reusable
+        self._cancel = cancel
+        llm.set_seed(params.seed)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        started = time.perf_counter()
+        first_token_at = None
+        gen = llm.generate(tokens, top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
+                           temp=params.temperature, repeat_penalty=params.repeat_penalty)
+        try:
+            for token in gen:
+                if first_token_at is None:
+                    first_token_at = time.perf_counter()
+                if cancel is not None and cancel.cancelled:
+                    stats.stopped_by = "cancelled"
+                    raise Cancelled("Stopped by the user.")
+                if llama_is_eog(llm, token):
+                    stats.stopped_by = "eos"
+                    break
+                stats.generated_token_ids.append(token)
+                stats.generated_tokens += 1
+                piece = decoder.decode(self.token_piece(token))
+                if piece:
+                    yield piece
+                if stats.generated_tokens >= params.max_tokens:
+                    stats.hit_max_tokens = True
+                    stats.stopped_by = "max_tokens"
+                    break
+            else:
+                stats.stopped_by = stats.stopped_by or "eos"
+        except RuntimeError as exc:
+            if cancel is not None and cancel.cancelled:  # llama_decode aborted by our callback
+                stats.stopped_by = "cancelled"
+                llm.reset()
+                raise Cancelled("Stopped by the user during prompt processing.") from exc
+            raise
+        except GeneratorExit:
+            stats.stopped_by = stats.stopped_by or "caller"
+            raise
+        finally:
+            gen.close()
+            self._cancel = None
+            end = time.perf_counter()
+            stats.prompt_seconds = (first_token_at or end) - started
+            stats.generate_seconds = end - (first_token_at or end)
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+
+    def _reusable_prefix(self, tokens: list[int]) -> int:
+        """Prompt tokens llama-cpp-python will take from the cache, after the sliding-window check.
+
+        llama-cpp-python keeps the longest common prefix with the previous call but does not check
+        that a reduced sliding-window cache still holds the cells that prefix needs. Measured with
+        Gemma 3 270M (swa_full=False): reusing a 600-token prefix after a 2200-token call changed the
+        greedy output. So when the window has moved past the prefix, nothing is reused.
+        """
+        llm = self._llm
+        cached = list(llm._input_ids)
+        prefix = 0
+        for a, b in zip(cached, tokens):
+            if a != b:
+                break
+            prefix += 1
+        prefix = min(prefix, len(tokens) - 1)  # the last prompt token is always re-run for its logits
+        if prefix <= 0:
+            return 0
+        if self._swa_reduced:
+            llama_cpp = _llama_cpp()
+            mem = llama_cpp.llama_get_memory(llm._ctx.ctx)
+            pos_min = llama_cpp.llama_memory_seq_pos_min(mem, 0)
+            if pos_min > max(0, prefix - self._n_swa):
+                return 0
+        return prefix
+
+    def _detect_swa(self) -> None:
+        md = self._llm.metadata
+        arch = md.get("general.architecture", "")
+        self._n_swa = int(md.get(f"{arch}.attention.sliding_window", 0) or 0)
+        self._swa_reduced = bool(self._n_swa) and not self.settings.swa_full and \
+            self._n_swa + self.settings.n_ubatch < pad_ctx(self.settings.n_ctx)
+
+    def _install_abort_callback(self) -> None:
+        llama_cpp = _llama_cpp()
+
+        @llama_cpp.ggml_abort_callback
+        def _should_abort(user_data):  # noqa: ARG001 - ctypes signature
+            token = self._cancel
+            return bool(token is not None and token.cancelled)
+
+        llama_cpp.llama_set_abort_callback(self._llm._ctx.ctx, _should_abort, None)
+        self._abort_cb = _should_abort
+
+
+def llama_is_eog(llm, token: int) -> bool:
+    llama_cpp = _llama_cpp()
+    return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))
+
+
+def _default_threads() -> int:
+    # Physical cores are the sweet spot for llama.cpp on CPU; logical ones only add contention.
+    try:
+        import psutil
+        return max(1, psutil.cpu_count(logical=False) or os.cpu_count() or 1)
+    except Exception:  # psutil can fail in odd containers; fall back to the OS count
+        return max(1, os.cpu_count() or 1)
+
+
+# Used only for GGUFs without a chat template (base models): plain ChatML.
+_CHATML_FALLBACK = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}"
+                    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")

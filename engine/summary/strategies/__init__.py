@@ -1,0 +1,38 @@
+"""Summary strategies, one registry: each is a generator of engine events over one planned document.
+
+rolling (the seed's Loop: the previous summary + the next chunk -> the updated summary, rules
+re-injected at the top every round), map-reduce (chunk summaries merged level by level, bounded
+depth), stuff (the whole document in one call, when it fits).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from precis.engine.summary.strategies.map_reduce import run_map_reduce
+from precis.engine.summary.strategies.rolling import run_rolling
+from precis.engine.summary.strategies.stuff import run_stuff
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    title: str
+    run: Callable                      # run(ctx, planned_document, total_rounds) -> events
+    planned_rounds: Callable           # planned_rounds(planned_document) -> model rounds (retries on top)
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("rolling", "Rolling summary (previous summary + next part, every round)", run_rolling,
+             lambda doc: len(doc.chunks)),
+    Strategy("map-reduce", "Map-reduce (each part alone, then merged level by level)", run_map_reduce,
+             lambda doc: 2 * len(doc.chunks) - 1),
+    Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc: 1),
+)}
+STRATEGY_NAMES = tuple(STRATEGIES)
+
+
+def strategy(name: str) -> Strategy:
+    if name not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGY_NAMES)}, not {name!r}")
+    return STRATEGIES[name]

@@ -1,0 +1,85 @@
+"""Map-reduce / tree: each chunk summarized on its own, then merged level by level (bounded depth).
+
+Each map reply is capped so that any two fit in one merge prompt; each level merges consecutive
+summaries in groups that fit the context, so every level at least halves the count, and after
+MAX_DEPTH levels what remains is joined in order (marked), never looped on.
+"""
+from __future__ import annotations
+
+from precis.engine.planning.run_plan import PlannedDocument
+from precis.engine.prompts.layout import WORST_REMINDER
+from precis.engine.summary.strategies.base import RunContext
+
+MAX_DEPTH = 6
+
+
+def map_cap(ctx: RunContext) -> int:
+    b = ctx.budget
+    return max(64, min(b.summary_out_cap, (b.summary_in_cap + b.chunk_budget) // 2))
+
+
+def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
+    finished = {(r.kind, r.chunk_index): r for r in ctx.state.rounds_of(doc.name)}
+    partials: list[str] = []
+    cap = map_cap(ctx)
+    for chunk in doc.chunks:
+        if ("map", chunk.index) in finished:
+            partials.append(finished[("map", chunk.index)].summary)
+            continue
+        ctx.check_cancel()
+        source = doc.text[chunk.sent_start_char:chunk.end_char]
+        index = ctx.next_index()
+        summary, results, flags = yield from ctx.guarded_round(
+            index, "map", lambda reminder, source=source: ctx.layout.map_messages(source, reminder), "", source, cap,
+            total_rounds, chunk.index, chunk.tokens)
+        yield ctx.finish_round(ctx.record(index, "map", doc.name, chunk, "", summary, results, flags),
+                               doc.name, summary)
+        partials.append(summary)
+    depth = 0
+    merges_done = sorted(ctx.state.rounds_of(doc.name, "merge"), key=lambda r: r.index)
+    while len(partials) > 1 and depth < MAX_DEPTH:
+        depth += 1
+        groups = _groups(ctx, partials)
+        if all(len(g) == 1 for g in groups):
+            break
+        merged = []
+        for group in groups:
+            if len(group) == 1:
+                merged.append(group[0])
+                continue
+            if merges_done:                       # resumed: this merge already finished
+                merged.append(merges_done.pop(0).summary)
+                continue
+            ctx.check_cancel()
+            joined = "\n\n".join(group)
+            index = ctx.next_index()
+            summary, results, flags = yield from ctx.guarded_round(
+                index, "merge", lambda reminder, g=group: ctx.layout.merge_messages(g, reminder), "", joined,
+                ctx.budget.summary_out_cap, total_rounds, -1, ctx.count(joined))
+            if "kept_previous" in flags:
+                summary = joined                  # a failed merge keeps its parts, in order
+            yield ctx.finish_round(ctx.record(index, "merge", doc.name, None, joined, summary, results,
+                                              flags + [f"level_{depth}"]), doc.name, summary)
+            merged.append(summary)
+        partials = merged
+    final = "\n\n".join(partials)
+    ctx.state.summaries[doc.name] = final
+    ctx.state.save()
+
+
+def _groups(ctx: RunContext, partials: list[str]) -> list[list[str]]:
+    """Consecutive partial summaries packed so that each merge prompt fits the context."""
+    room = ctx.budget.n_ctx - ctx.budget.summary_out_cap - ctx.budget.margin
+    groups: list[list[str]] = []
+    current: list[str] = []
+    for p in partials:
+        trial = current + [p]
+        prompt = ctx.renderer.render(ctx.layout.merge_messages(trial, WORST_REMINDER))
+        if current and ctx.renderer.count(prompt) > room:
+            groups.append(current)
+            current = [p]
+        else:
+            current = trial
+    if current:
+        groups.append(current)
+    return groups

@@ -1,0 +1,59 @@
+"""`precis plan [FILES...]`: the memory plan, and with files the chunk plan (the model's own tokenizer)."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+
+from precis.engine.errors import ExitCode
+from precis.engine.planning.memory_plan import MIB
+from precis.models.gguf.facts import read_model_facts
+from precis.models.library.bundled import display_name
+from precis.models.session.plan_text import memory_lines, plan_lines
+from precis.models.session.planner import memory_of, model_path_of, plan_with_vocab, read_documents, runtime_settings_of
+from precis.models.session.request import request_from_args
+
+
+def run(args) -> int:
+    request = request_from_args(args)
+    model_path = model_path_of(request)
+    facts = read_model_facts(model_path)
+    memory = memory_of(request, model_path)
+    loaded = read_documents(request.files) if request.files else None
+    if loaded is not None:
+        for path, error in loaded.errors:
+            print(f"precis: skipped {path}: {error}", file=sys.stderr)
+    measured = speeds = None
+    if args.measure:
+        from precis.engine.runtime.llama import LlamaRuntime
+        from precis.engine.runtime.speed_probe import measure_speeds
+        with LlamaRuntime.load(facts.path, runtime_settings_of(request)) as runtime:
+            measured = runtime.allocation
+            speeds = measure_speeds(runtime, sample_document_text())
+    run_plan = plan_with_vocab(request, loaded.documents, model_path) if loaded else None
+    if args.json:
+        out = {"model": str(facts.path), **memory.as_dict()}
+        if measured is not None:
+            out["measured"] = measured.as_dict()
+            out["measured_speeds"] = asdict(speeds)
+        if run_plan is not None:
+            out.update(run_plan.as_dict())
+            out["unreadable"] = [{"file": str(p), "error": e} for p, e in loaded.errors]
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return ExitCode.OK
+    print("\n".join(memory_lines(display_name(facts), facts.uses_swa, memory)))
+    if measured is not None:
+        print(f"  measured by llama.cpp: weights {measured.model_size_bytes / MIB:,.1f} MiB, "
+              f"KV {measured.kv_mib:,.2f} MiB, compute {measured.compute_mib:,.2f} MiB, "
+              f"process grew {(measured.rss_after_bytes - measured.rss_before_bytes) / MIB:,.0f} MiB at load")
+        print(f"  measured speed: prompt {speeds.prompt_tokens_per_second:,.0f} tokens/s, "
+              f"generation {speeds.generate_tokens_per_second:,.1f} tokens/s (saved for time estimates)")
+    if run_plan is not None:
+        print()
+        print("\n".join(line.text for line in plan_lines(run_plan)))
+    return ExitCode.OK
+
+
+def sample_document_text() -> str:
+    from importlib import resources as importlib_resources
+    return (importlib_resources.files("precis.resources") / "sample_day.txt").read_text(encoding="utf-8")

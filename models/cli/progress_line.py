@@ -1,0 +1,84 @@
+"""The terminal's view of a run: one updating line on a TTY (round i of N, summary length, the curve
+as a sparkline with collapse marks, time left); one line per round when stderr is a file (cron logs).
+What it counts comes from precis.models.session.progress, which the window's status line shows too."""
+from __future__ import annotations
+
+from precis.engine.events import (
+    CollapseDetected,
+    CompactionDone,
+    NoiseSkipped,
+    RoundFinished,
+    RoundRepaired,
+    RoundStarted,
+    RunPlanned,
+    TokensGenerated,
+)
+from precis.models.session.progress import ProgressModel, clock_text
+
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[int], marks: set[int] = frozenset(), width: int = 40) -> str:
+    offset = max(0, len(values) - width)
+    values = values[-width:]
+    top = max(values, default=0) or 1
+    return "".join("!" if i + offset in marks else SPARK[min(7, int(v / top * 7.999))] for i, v in enumerate(values))
+
+
+class ProgressLine:
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.progress = ProgressModel()
+        self.collapses: set[int] = set()
+
+    def __call__(self, event) -> None:
+        p = self.progress
+        p.update(event)
+        if isinstance(event, RunPlanned):
+            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy})"
+                       + (f", resuming after {event.resumed_from}" if event.resumed_from else ""), final=True)
+        elif isinstance(event, (RoundStarted, TokensGenerated)):
+            if self.tty:
+                self._line(f"{p.status_text()}  {sparkline(p.curve, self.collapses)}")
+        elif isinstance(event, CollapseDetected):
+            self.collapses.add(len(p.curve))
+            self._line(f"round {event.index + 1}: failed check ({', '.join(event.flags)}): {event.detail}", final=True)
+        elif isinstance(event, RoundRepaired):
+            self._line(f"round {event.index + 1}: repaired by {event.how.replace('_', ' ')}: {event.detail}",
+                       final=True)
+        elif isinstance(event, NoiseSkipped):
+            self._line(f"round {event.index + 1}: {event.reason}", final=True)
+        elif isinstance(event, CompactionDone):
+            self._line(f"round {event.index + 1}: compaction {event.before_chars:,} -> {event.after_chars:,} chars"
+                       f" ({'accepted' if event.accepted else 'rejected, kept the original'})", final=True)
+        elif isinstance(event, RoundFinished):
+            r = event.record
+            bar = "#" * int(20 * min(p.done, p.planned) / max(1, p.planned))
+            left = p.seconds_left
+            what = "compaction" if r.kind == "compaction" else f"{r.kind} {p.done}/{p.planned}"
+            self._line(f"{what} [{bar:<20}] summary {r.summary_chars:,} chars  {sparkline(p.curve, self.collapses)}  "
+                       f"{clock_text(p.elapsed_seconds)} elapsed" + (f", ~{clock_text(left)} left" if left else ""),
+                       final=not self.tty or p.done >= p.planned)
+
+    def _line(self, text: str, final: bool = False) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def print_end(reported, paths, out) -> None:
+    report = reported.report
+    t = report.totals
+    facts = report.fact_totals()
+    print(f"{reported.outcome}: {len(report.rounds)} rounds, {t['seconds']:.0f} s model time; prompt tokens "
+          f"{t['prompt_evaluated']:,} evaluated + {t['prompt_reused']:,} reused, {t['generated_tokens']:,} generated; "
+          f"static prompt evaluated {report.prefix_reuse['static_prompt_evaluations']}x; "
+          f"{len(report.collapses)} failed rounds repaired; facts kept {facts['kept']}, changed {facts['changed']}, "
+          f"lost {facts['lost']}", file=out)
+    if reported.message:
+        print(reported.message, file=out)
+    for p in paths:
+        print(f"wrote {p}", file=out)

@@ -1,0 +1,209 @@
+"""Hugging Face Hub: search GGUF repositories, list their GGUF files with a fits badge, download well.
+
+Downloads use huggingface-hub's URL resolution, redirects, auth headers and in-call retries, into
+Precis's models folder (<models>/<owner>/<repo>/<file>). Before: the free disk space is checked.
+After: the size, and the sha256 when the Hub gives one, are verified. Cancel keeps the partial file,
+so the next download of the same file resumes. The endpoint comes from PRECIS_HF_ENDPOINT or
+HF_ENDPOINT (tests point it at a local server speaking the same HTTP).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from precis.engine.errors import BadInput, Cancelled, PrecisError
+from precis.engine.planning.memory_plan import SAFE_FRACTION, available_ram_bytes
+from precis.engine.storage.paths import models_dir
+
+_QUANT = re.compile(r"(?<![A-Za-z0-9])(IQ\d_[A-Z]+|Q\d_K(?:_[SML])?|Q\d_\d|Q\d_K|BF16|F16|F32|Q8_0|TQ\d_\d)"
+                    r"(?![A-Za-z0-9])", re.I)
+# Beyond the weights, a model needs a KV cache, compute buffers and the app: a rough allowance for the
+# badge before the header is read (the memory plan replaces it once the file is here).
+RUNTIME_ALLOWANCE_BYTES = 768 * 2**20
+
+
+class HubError(PrecisError):
+    """The Hub could not be reached or answered with an error; local models keep working."""
+    exit_code = 4
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    repo_id: str
+    downloads: int
+    likes: int
+
+
+@dataclass(frozen=True)
+class HubFile:
+    repo_id: str
+    filename: str
+    size_bytes: int
+    sha256: str | None
+    quantization: str
+    badge: str                  # "fits", "tight", "won't fit" on this machine (weights + allowance)
+
+
+def endpoint() -> str | None:
+    return os.environ.get("PRECIS_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT") or None
+
+
+def _api():
+    _check_reachable()
+    from huggingface_hub import HfApi
+    return HfApi(endpoint=endpoint())
+
+
+def _check_reachable(timeout_s: float = 3.0) -> None:
+    """Fail fast offline: huggingface-hub retries refused connections with backoff for ~45 s (measured)."""
+    import socket
+    from urllib.parse import urlparse
+    url = urlparse(endpoint() or "https://huggingface.co")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname, port), timeout=timeout_s).close()
+    except OSError as exc:
+        raise HubError(f"The Hugging Face Hub ({url.hostname}) cannot be reached (no network?): {exc.strerror or exc}. "
+                       "Your local models keep working; try again when online.") from exc
+
+
+def _explain(exc: Exception, what: str) -> HubError:
+    import httpx2 as httpx  # huggingface-hub 2.x's HTTP client
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+    if isinstance(exc, (RepositoryNotFoundError, EntryNotFoundError)) or \
+            isinstance(exc, HfHubHTTPError) and getattr(exc.response, "status_code", 0) == 404:
+        return HubError(f"{what}: not found on the Hub (check the repository and file name).")
+    if isinstance(exc, (httpx.ConnectError, httpx.TimeoutException, httpx.NetworkError, OSError)):
+        return HubError(f"{what}: the Hugging Face Hub cannot be reached (no network?). Your local models keep "
+                        "working; try again when online.")
+    return HubError(f"{what}: the Hub answered with an error ({exc}).")
+
+
+def search(query: str, limit: int = 20) -> list[HubRepo]:
+    try:
+        found = _api().list_models(search=query, filter="gguf", sort="downloads", limit=limit)
+        return [HubRepo(m.id, int(m.downloads or 0), int(m.likes or 0)) for m in found]
+    except Exception as exc:  # network and HTTP errors of several libraries: each gets a clear message
+        raise _explain(exc, f"Searching for {query!r}") from exc
+
+
+def quantization_of(filename: str) -> str:
+    m = _QUANT.search(filename)
+    return m.group(1).upper() if m else "?"
+
+
+def badge_for(size_bytes: int, available: int | None = None) -> str:
+    available = available_ram_bytes() if available is None else available
+    need = size_bytes + RUNTIME_ALLOWANCE_BYTES
+    return "fits" if need <= SAFE_FRACTION * available else "tight" if need <= available else "won't fit"
+
+
+def list_files(repo_id: str) -> list[HubFile]:
+    try:
+        info = _api().model_info(repo_id, files_metadata=True)
+    except Exception as exc:
+        raise _explain(exc, f"Listing {repo_id}") from exc
+    available = available_ram_bytes()
+    files = []
+    for s in info.siblings or []:
+        if not s.rfilename.lower().endswith(".gguf"):
+            continue
+        size = int(s.size or (s.lfs.size if s.lfs else 0) or 0)
+        sha = s.lfs.sha256 if s.lfs else None
+        files.append(HubFile(repo_id, s.rfilename, size, sha, quantization_of(s.rfilename), badge_for(size, available)))
+    return sorted(files, key=lambda f: f.size_bytes)
+
+
+def target_dir(repo_id: str) -> Path:
+    return models_dir() / repo_id
+
+
+def download(repo_id: str, filename: str, progress=None, cancel=None) -> Path:
+    """Download one GGUF into the models folder; ``progress(done_bytes, total_bytes)``; ``cancel.cancelled``
+    stops it. The partial file stays (<models>/<repo>/.partial/), and the next download of the same
+    file (same etag) continues from where it stopped. Returns the verified file's path.
+
+    huggingface-hub resolves the URL, follows redirects, sends auth headers and retries dropped
+    connections within one call, but since 2.x deletes its temporary file when a call fails; the
+    partial file is kept here so a cancelled or failed download resumes in a later session too.
+    """
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.file_download import http_get
+    from huggingface_hub.utils import build_hf_headers
+    from huggingface_hub.utils import tqdm as base_tqdm
+    files = {f.filename: f for f in list_files(repo_id)}
+    if filename not in files:
+        raise HubError(f"{repo_id} has no GGUF file named {filename!r}. Files: {', '.join(sorted(files)) or 'none'}.")
+    expected = files[filename]
+    dest = target_dir(repo_id)
+    final = dest / filename
+    try:
+        url = hf_hub_url(repo_id, filename, endpoint=endpoint())
+        meta = get_hf_file_metadata(url, endpoint=endpoint())
+    except Exception as exc:
+        raise _explain(exc, f"Downloading {filename}") from exc
+    etag = (meta.etag or expected.sha256 or "noetag").strip('"')
+    partial = dest / ".partial" / f"{Path(filename).name}.{etag[:16]}.part"
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    have = partial.stat().st_size if partial.exists() else 0
+    total = meta.size or expected.size_bytes
+    free = shutil.disk_usage(dest).free
+    if total - have > free:
+        raise BadInput(f"{filename} needs {(total - have) / 2**30:,.1f} GiB more and only {free / 2**30:,.1f} GiB are "
+                       f"free in {dest}. Free some space or choose a smaller quantization.")
+
+    class _Progress(base_tqdm):
+        def __init__(self, *args, **kwargs):
+            self._seen = kwargs.get("initial") or 0
+            kwargs["disable"] = True
+            super().__init__(*args, **kwargs)
+
+        def update(self, n=1):
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled(f"Download of {filename} stopped; it resumes where it stopped next time.")
+            self._seen += n or 0
+            if progress is not None:
+                progress(self._seen, total)
+            return super().update(n)
+
+    try:
+        with partial.open("ab") as fh:
+            if have < total:
+                http_get(meta.location or url, fh, resume_size=have, headers=build_hf_headers(),
+                         expected_size=total, displayed_filename=filename, tqdm_class=_Progress)
+    except Cancelled:
+        raise
+    except Exception as exc:
+        raise _explain(exc, f"Downloading {filename} (the part already downloaded is kept)") from exc
+    _verify(partial, expected)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(partial, final)
+    if progress is not None:
+        progress(total, total)
+    return final
+
+
+def partial_bytes(repo_id: str, filename: str) -> int:
+    folder = target_dir(repo_id) / ".partial"
+    return sum(p.stat().st_size for p in folder.glob(f"{Path(filename).name}.*.part")) if folder.is_dir() else 0
+
+
+def _verify(path: Path, expected: HubFile) -> None:
+    size = path.stat().st_size
+    if expected.size_bytes and size != expected.size_bytes:
+        path.unlink(missing_ok=True)
+        raise HubError(f"{expected.filename}: downloaded {size:,} bytes, the Hub says {expected.size_bytes:,}. "
+                       "The file was removed; download it again.")
+    if expected.sha256:
+        h = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(8 * 2**20), b""):
+                h.update(block)
+        if h.hexdigest() != expected.sha256:
+            path.unlink(missing_ok=True)
+            raise HubError(f"{expected.filename}: the sha256 does not match the Hub's. The file was removed; "
+                           "download it again.")

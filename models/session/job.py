@@ -1,0 +1,122 @@
+"""The one run path: a request (and its documents) in, the engine's events out, a report at the end.
+
+`precis summarize` and the window's model thread both iterate ``run_job``; so both check memory
+before loading, plan with the loaded model, checkpoint every round, resume the same way, record
+the speeds measured for the next plan's time estimate, and build the same report.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from precis.engine.documents.loading import Document
+from precis.engine.errors import BadInput, ExitCode
+from precis.engine.events import RunFinished
+from precis.engine.planning.run_plan import RunPlan
+from precis.engine.runs.report import RunReport, make_report
+from precis.engine.runs.run import RunOptions, new_state, run_summary
+from precis.engine.runs.state import RunState, check_resumable, load_state
+from precis.engine.runtime.protocol import CancelToken, SamplingParams
+from precis.engine.runtime.settings import RuntimeSettings
+from precis.engine.storage.speed_log import record_speeds
+from precis.engine.summary.guard import GuardSettings
+from precis.models.session.planner import check_memory, model_path_of, plan_run, runtime_settings_of
+from precis.models.session.request import RunRequest
+
+log = logging.getLogger(__name__)
+# Fewer tokens than this say little about a machine's speed: such a run does not update the estimate.
+MIN_SPEED_SAMPLE_PROMPT_TOKENS = 256
+MIN_SPEED_SAMPLE_GENERATED_TOKENS = 32
+
+
+@dataclass(frozen=True)
+class ModelLoaded:
+    """The model is in memory; ``allocation`` is what llama.cpp reported (None for fakes)."""
+    allocation: object
+
+
+@dataclass(frozen=True)
+class RunReported:
+    """The last message of every job that got as far as a plan: the outcome with its report."""
+    outcome: str                     # finished, cancelled, failed
+    message: str
+    exit_code: int
+    report: RunReport
+    state: RunState
+    plan: RunPlan
+
+
+# runtime_for(model_path, settings) -> (runtime, loaded_now). The caller owns the runtime: the CLI
+# closes it after the job, the window keeps it for the next run with the same settings.
+RuntimeFor = Callable[[Path, RuntimeSettings], tuple]
+
+
+def run_options(request: RunRequest) -> RunOptions:
+    return RunOptions(request.strategy, skip_noise=request.skip_noise,
+                      guard=GuardSettings(shrink_ratio=request.collapse_ratio), sampling=SamplingParams(),
+                      max_rounds=request.max_rounds)
+
+
+def resume_request(run: str) -> tuple[RunRequest, RunState]:
+    """A saved run's own request (every option it started with) and its state."""
+    state = load_state(run)
+    if not state.request:
+        raise BadInput(f"Run {state.run_id} has no saved request; start it again.")
+    request = RunRequest.from_dict(state.request)
+    if not request.files:
+        request = request.with_changes(files=list(state.files))
+    return request, state
+
+
+def run_job(request: RunRequest, documents: list[Document], runtime_for: RuntimeFor,
+            cancel: CancelToken | None = None, resume: RunState | None = None):
+    """Generator: ModelLoaded (when the model was loaded for this job), the engine's events, RunReported.
+
+    Bad input and load failures raise (PrecisError) before any round; after that, the engine ends
+    with RunFinished whatever happens, and RunReported follows with the report of what was done.
+    """
+    cancel = cancel or CancelToken()
+    model_path = model_path_of(request)
+    settings = runtime_settings_of(request)
+    check_memory(request, model_path)
+    runtime, loaded_now = runtime_for(model_path, settings)
+    if loaded_now:
+        yield ModelLoaded(getattr(runtime, "allocation", None))
+    plan = plan_run(request, runtime, documents, model_path)
+    options = run_options(request)
+    files = [str(Path(f).resolve()) for f in request.files] or [str(d.path) for d in documents]
+    state = new_state(plan, model_path, settings.as_dict(), options, files, request.as_dict())
+    if resume is not None:
+        check_resumable(resume, state)
+        state = resume
+    finished = None
+    try:
+        for event in run_summary(runtime, plan, state, options, cancel):
+            if isinstance(event, RunFinished):
+                finished = event
+            yield event
+    except Exception as exc:  # a bug: run_summary saved the state as failed; report what was done
+        log.exception("the run stopped on an unexpected error")
+        finished = RunFinished("failed", dict(state.summaries), f"Unexpected error: {exc!r}. Finished rounds are "
+                               "kept; please report this.", str(state.directory), ExitCode.FAILED)
+    report = make_report(runtime, plan, state)
+    record_measured_speeds(model_path, settings, report)
+    exit_code = {"finished": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(
+        finished.outcome, finished.exit_code or ExitCode.MODEL)
+    yield RunReported(finished.outcome, finished.message, int(exit_code), report, state, plan)
+
+
+def record_measured_speeds(model_path: Path, settings: RuntimeSettings, report: RunReport) -> bool:
+    """Blend this run's measured prompt and generation speeds into the store the time estimate reads."""
+    rounds = [r for r in report.rounds if r.attempts]
+    evaluated = sum(r.prompt_evaluated for r in rounds)
+    generated = sum(r.generated_tokens for r in rounds)
+    prompt_s = sum(r.prompt_seconds for r in rounds)
+    gen_s = sum(r.seconds - r.prompt_seconds for r in rounds)
+    if evaluated > MIN_SPEED_SAMPLE_PROMPT_TOKENS and generated > MIN_SPEED_SAMPLE_GENERATED_TOKENS \
+            and prompt_s > 0 and gen_s > 0 and Path(model_path).is_file():
+        record_speeds(model_path, settings.n_threads, evaluated / prompt_s, generated / gen_s)
+        return True
+    return False

@@ -1,0 +1,69 @@
+"""The plan and the memory plan in words, written once: the command line prints the lines, the window
+shows the same lines as rich text (``PlanLine.tone`` picks the colour)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from precis.engine.planning.memory_plan import MIB, MemoryPlan
+from precis.engine.planning.run_plan import RunPlan, duration_text
+
+
+@dataclass(frozen=True)
+class PlanLine:
+    text: str
+    tone: str = ""          # "", "headline", "warning", "error"
+
+
+def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document: bool = True) -> list[PlanLine]:
+    b = plan.budget
+    sizes = [c.tokens for d in plan.documents for c in d.chunks]
+    n_summaries = len(plan.documents)
+    lines = [PlanLine(f"{plan.document_chars:,} characters, {plan.document_tokens:,} tokens → {plan.rounds} round"
+                      f"{'s' if plan.rounds != 1 else ''} ({n_summaries} summar{'ies' if n_summaries != 1 else 'y'}, "
+                      f"chunks {min(sizes, default=0):,}–{max(sizes, default=0):,} tokens, preset "
+                      f"{plan.layout.preset.name})", "headline"),
+             PlanLine(f"Each round (context {b.n_ctx:,}): prompt {b.static_prompt_tokens:,} + summary in "
+                      f"{b.summary_in_cap:,} + chunk {b.chunk_budget:,} + summary out {b.summary_out_cap:,} + margin "
+                      f"{b.margin:,} tokens"
+                      + (f" (overlap {b.overlap_tokens:,} of the chunk)" if b.overlap_tokens else ""))]
+    if per_document:
+        for d in plan.documents:
+            bounds: dict[str, int] = {}
+            for c in d.chunks:
+                bounds[c.boundary] = bounds.get(c.boundary, 0) + 1
+            cuts = ", ".join(f"{k} {v}" for k, v in sorted(bounds.items(), key=lambda kv: -kv[1]))
+            lines.append(PlanLine(f"  {d.name}: {d.chars:,} chars, {d.tokens:,} tokens → {len(d.chunks)} rounds; "
+                                  f"cut at {cuts}"))
+    flagged = sum(c.flagged for d in plan.documents for c in d.chunks)
+    if flagged:
+        lines.append(PlanLine(f"{flagged} chunk(s) had no seam and were split mid-text.", "warning"))
+    e = plan.estimate
+    if e is not None:
+        lines.append(PlanLine(f"To process: {e.evaluated_tokens:,} prompt tokens (of {e.prompt_tokens:,} sent; the "
+                              f"rest is reused from the cache) and {e.generated_tokens:,} to generate"))
+        if e.seconds is None:
+            lines.append(PlanLine("Time: unknown until this model's speed is measured here (`precis plan --measure`, "
+                                  "or after a first run)"))
+        else:
+            lines.append(PlanLine(f"Time: about {duration_text(e.seconds)} at {e.speeds.prompt_tokens_per_second:,.0f} "
+                                  f"prompt and {e.speeds.generate_tokens_per_second:,.1f} generated tokens/s measured "
+                                  "here"))
+    if memory is not None and memory.verdict == "won't fit":
+        lines.append(PlanLine(f"This context won't fit in RAM: use {memory.max_n_ctx:,} tokens or less, or a smaller "
+                              "KV cache type.", "error"))
+    return lines
+
+
+def memory_lines(model_name: str, uses_swa: bool, plan: MemoryPlan) -> list[str]:
+    s = plan.settings
+    rows = [f"{model_name}: n_ctx {s.n_ctx:,}, KV {s.type_k}/{s.type_v}, flash attention "
+            f"{'on' if s.flash_attn else 'off'}" + (f", swa_full {'on' if s.swa_full else 'off'}" if uses_swa else ""),
+            f"  weights        {plan.weights_bytes / MIB:10,.1f} MiB"]
+    for g in plan.kv_groups:
+        rows.append(f"  KV {g.kind:<11} {g.total_bytes / MIB:10,.1f} MiB  ({g.layers} layers x {g.cells:,} cells)")
+    rows += [f"  compute        {plan.compute_bytes / MIB:10,.1f} MiB",
+             f"  runtime        {(plan.overhead_bytes + plan.output_bytes) / MIB:10,.1f} MiB",
+             f"  total          {plan.total_bytes / MIB:10,.1f} MiB of {plan.available_bytes / MIB:,.0f} MiB available"
+             f"  -> {plan.verdict}",
+             f"  largest context that fits: {plan.max_n_ctx:,} tokens"]
+    return rows

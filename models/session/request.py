@@ -1,0 +1,154 @@
+"""The run request: every option of a run, declared once.
+
+The command line builds its flags from these fields (``add_options``), the window fills one from its
+panels, and the checkpoint saves one (``as_dict``) so that ``--resume`` and the window's Resume
+continue with exactly the options the run started with. A field's metadata says which commands
+offer it, its flag and its help; its default is the default everywhere.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from datetime import date as _date
+from pathlib import Path
+
+from precis.engine.errors import BadInput
+from precis.engine.prompts.presets import DEFAULT_PRESET
+from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES
+from precis.engine.summary.guard import GuardSettings
+from precis.engine.summary.strategies import STRATEGY_NAMES
+
+PLAN, SUMMARIZE = "plan", "summarize"
+BOTH = (PLAN, SUMMARIZE)
+
+
+def option(default, help: str, *, flag: str | None = None, commands=BOTH, **argparse_kwargs):  # noqa: A002
+    """A request field with its command-line form. ``flag=None``: not a flag (set by code)."""
+    meta = {"help": help, "flag": flag, "commands": commands, "argparse": argparse_kwargs}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class RunRequest:
+    files: list[str] = option([], "documents (or folders): one bundle in order, or one summary each with --per-file",
+                              flag=None)
+    model: str = option("default", "path to a .gguf file, or `default` (the bundled SmolLM2-135M)", flag="--model",
+                        metavar="MODEL")
+    n_ctx: int = option(4096, f"context length in tokens, a multiple of {CTX_PAD_TOKENS}", flag="--n-ctx", type=int,
+                        metavar="N")
+    kv_type: str = option("f16", "KV cache type: f16 exact; q8_0 half the memory; q4_0 a quarter (lossy)",
+                          flag="--kv-type", choices=KV_TYPES)
+    swa_full: bool = option(False, "full-size cache for sliding-window layers (more memory, prefix reuse always works)",
+                            flag="--swa-full", action="store_true")
+    strategy: str = option("rolling", "how the summary is built", flag="--strategy", choices=STRATEGY_NAMES,
+                           commands=(SUMMARIZE,))
+    per_file: bool = option(False, "one summary per file instead of one bundle in order", flag="--per-file",
+                            action="store_true")
+    preset: str = option(DEFAULT_PRESET, "rules preset name, or a preset .json file", flag="--preset")
+    rules_text: str = option("", "a text file whose lines replace the preset's rules", flag="--rules",
+                             metavar="FILE")
+    date: str = option("", "archive date shown to the model and used in file names, YYYY-MM-DD (default: today)",
+                       flag="--date", metavar="YYYY-MM-DD")
+    language: str = option("", "output language (default: the document's own)", flag="--language")
+    summary_cap: int | None = option(None, "max tokens of each round's summary (default: a fifth of the context)",
+                                     flag="--summary-cap", type=int, metavar="N")
+    summary_in_cap: int | None = option(None, "max tokens of the summary fed into a round (default: --summary-cap)",
+                                        flag="--summary-in-cap", type=int, metavar="N")
+    margin: int | None = option(None, "tokens kept free in each round (default: 16 + n_ctx/128)", flag="--margin",
+                                type=int, metavar="N")
+    overlap: int = option(0, "tokens of the previous chunk repeated at the start of the next", flag="--overlap",
+                          type=int, metavar="N")
+    skip_noise: bool | None = option(None, "send log/tool-only parts to the model too (default: as the preset says)",
+                                     flag="--no-skip-noise", commands=(SUMMARIZE,), action="store_const",
+                                     const=False)
+    collapse_ratio: float = option(GuardSettings.shrink_ratio, "a round whose summary is shorter than this share of "
+                                   "the previous one is a collapse", flag="--collapse-ratio", type=float,
+                                   commands=(SUMMARIZE,), metavar="R")
+    max_rounds: int = option(10_000, "hard cap on model rounds", flag="--max-rounds", type=int, commands=(SUMMARIZE,),
+                             metavar="N")
+    out: str = option(".", "folder for DATE-summary.md, DATE-todos.md and DATE-run.json", flag="--out",
+                      commands=(SUMMARIZE,), metavar="DIR")
+
+    # ----- one JSON form: the checkpoint keeps it, resume reads it --------------------------------
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunRequest":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def with_changes(self, **changes) -> "RunRequest":
+        return replace(self, **changes)
+
+    @property
+    def archive_date(self) -> str:
+        return self.date or _date.today().isoformat()
+
+    def budget_overrides(self) -> dict:
+        """The budget's keyword names for the caps the person set (None: the budget's default)."""
+        return {"summary_out_cap": self.summary_cap, "summary_in_cap": self.summary_in_cap, "margin": self.margin,
+                "overlap_tokens": self.overlap}
+
+    def validate(self) -> "RunRequest":
+        if self.n_ctx <= 0 or self.n_ctx % CTX_PAD_TOKENS:
+            raise BadInput(f"--n-ctx must be a positive multiple of {CTX_PAD_TOKENS}, not {self.n_ctx}.")
+        if self.kv_type not in KV_TYPES:
+            raise BadInput(f"--kv-type must be one of {', '.join(KV_TYPES)}, not {self.kv_type!r}.")
+        if self.strategy not in STRATEGY_NAMES:
+            raise BadInput(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}, not {self.strategy!r}.")
+        if not 0 < self.collapse_ratio < 1:
+            raise BadInput(f"--collapse-ratio must be between 0 and 1, not {self.collapse_ratio}.")
+        if self.max_rounds < 1:
+            raise BadInput("--max-rounds must be at least 1.")
+        return self
+
+
+# ----- the command line's form of the request ------------------------------------------------------
+def add_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """The flags of ``command`` ("plan" or "summarize"), generated from the request's fields."""
+    for f in fields(RunRequest):
+        meta = f.metadata
+        if command not in meta["commands"] or meta["flag"] is None:
+            continue
+        kwargs = dict(meta["argparse"])
+        default = f.default if f.default is not MISSING else None
+        if kwargs.get("action") not in ("store_true", "store_const"):
+            kwargs["default"] = None          # unset flags keep the request's default (and a resume's value)
+        help_text = meta["help"]
+        if default not in (None, "", False) and "(default" not in help_text:
+            help_text += f" (default: {default})"
+        parser.add_argument(meta["flag"], dest=f.name, help=help_text, **kwargs)
+    files_help = RunRequest.__dataclass_fields__["files"].metadata["help"]
+    parser.add_argument("files", nargs="*", type=Path,
+                        help=files_help + ("; optional with --resume" if command == SUMMARIZE else ""))
+
+
+def request_from_args(args: argparse.Namespace, base: RunRequest | None = None) -> RunRequest:
+    """The request the flags describe, over ``base`` (a resumed run's request, or the defaults)."""
+    request = base or RunRequest()
+    changes = {}
+    for f in fields(RunRequest):
+        if not hasattr(args, f.name):
+            continue
+        value = getattr(args, f.name)
+        if value is None or (f.metadata["argparse"].get("action") == "store_true" and value is False):
+            continue
+        if f.name == "files":
+            if value:
+                changes["files"] = [str(p) for p in value]
+            continue
+        if f.name == "rules_text":
+            value = _read_rules_file(Path(value))
+        changes[f.name] = value
+    return request.with_changes(**changes).validate()
+
+
+def _read_rules_file(path: Path) -> str:
+    from precis.engine.documents.loading import load_document
+    text = load_document(path).text.strip()
+    if not text:
+        raise BadInput(f"The rules file {path} is empty.")
+    return text
