@@ -19,6 +19,7 @@ BENCHMARKS = {
     "rolling_overhead": lambda: __import__("bench.rolling_overhead", fromlist=["run"]).run(),
     "model_library": lambda: __import__("bench.model_library", fromlist=["run"]).run(),
     "gui_stalls": lambda: __import__("bench.gui_stalls", fromlist=["run"]).run(),
+    "plan_large": lambda: __import__("bench.plan_large", fromlist=["run"]).run(),
 }
 RESULTS = Path(__file__).parent / "results" / "latest.json"
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-# Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction".
-# Flags a round can carry (engine.collapse_guard): "shrank", "meta", "empty", "truncated", "repetition",
-# "copied_chunk", "echoed_prompt", "dropped_facts"; and outcomes "repaired", "kept_previous", "noise_skipped".
+# Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction", "notes", "write".
+# Flags a round can carry (engine.summary.guard and the strategies): failed checks "shrank", "meta", "empty",
+# "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language",
+# "unverified_notes", "unlinked"; outcomes "repaired" (a stricter retry passed), "notes_fallback" (the
+# part's verified notes folded in), "extracted" (no note verified: the part's key sentences verbatim),
+# "kept_parts" (a failed merge keeps its parts), "noise_skipped", "scaffold_stripped".
 
 
 @dataclass
@@ -31,6 +34,10 @@ class RoundRecord:
     prompt_seconds: float = 0.0
     attempts: int = 1
     first_call_reused: int = -1     # prompt tokens the first call took from the cache (-1: no model call)
+    notes_kept: int = 0             # notes rounds: verified notes kept (write rounds: lines linked)
+    notes_unverified: int = 0       # quotes not found in the part (a hallucination guard, counted)
+    notes_unsupported: int = 0      # points the part does not support (write rounds: lines dropped)
+    notes_repeats: int = 0
     flags: list[str] = field(default_factory=list)
     stopped_by: str = ""
     summary: str = ""               # the summary text after this round
@@ -58,7 +65,7 @@ ROUND_TEXT_KEYS = ("summary", "summary_in", "reply")
 
 
 COLLAPSE_FLAGS = ("shrank", "meta", "empty", "truncated", "repetition", "copied_chunk", "echoed_prompt",
-                  "dropped_facts")
+                  "dropped_facts", "scaffold", "wrong_language", "unverified_notes", "unlinked")
 
 
 @dataclass
@@ -71,6 +78,7 @@ class RunPlanned:
     budget: dict
     resumed_from: int = 0           # finished rounds taken over from a checkpoint
     resumed_parts: int = 0          # of those, rounds that read a part of a document (what `rounds` counts)
+    estimated_seconds: float | None = None   # from this machine's measured speeds; None until measured
 
 
 @dataclass
@@ -113,7 +121,7 @@ class CollapseDetected:
 @dataclass
 class RoundRepaired:
     index: int
-    how: str                        # "retry" (a stricter retry passed) or "kept_previous" (+ salvaged facts)
+    how: str                        # "retry", "notes_fallback", "extracted", "kept_parts"
     summary_chars: int
     detail: str = ""
 

@@ -146,7 +146,9 @@ class DocumentPanel(QWidget):
             doc = result.document
             item.setData(DOCUMENT_ROLE, doc)
             item.setText(self._label(doc, result.tokens_label))
-            item.setToolTip(f"{doc.path}\nencoding: {doc.encoding}")
+            item.setToolTip("\n".join([str(doc.path), f"encoding: {doc.encoding}", *doc.warnings]))
+            if doc.warnings:
+                item.setForeground(Qt.GlobalColor.darkYellow)
         return item
 
     def set_exact_tokens(self, counts: dict[str, int]) -> None:
@@ -159,7 +161,8 @@ class DocumentPanel(QWidget):
 
     @staticmethod
     def _label(doc, tokens: str) -> str:
-        return f"{doc.name} — {doc.kind}, {doc.chars:,} characters, {tokens}"
+        warning = f" — ⚠ {doc.warnings[0]}" if doc.warnings else ""
+        return f"{doc.name} — {doc.kind}, {doc.chars:,} characters, {tokens}{warning}"
 
     def remove_selected(self) -> None:
         for item in self.list.selectedItems():

@@ -23,6 +23,7 @@ from precis.engine.planning.memory_plan import MIB
 from precis.engine.runtime.protocol import CancelToken
 from precis.gui.workers import Pump, Task, TaskFailed, TaskOwner, TaskProgress
 from precis.models.library import hub
+from precis.models.library.curated import curated_models
 
 BADGE_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
 
@@ -36,6 +37,29 @@ class DownloadDialog(QDialog):
         self.setWindowTitle("Download a model from the Hugging Face Hub")
         self.resize(760, 520)
         layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Recommended for summaries (better than the bundled SmolLM2-135M):", self))
+        self.recommended = QTreeWidget(self)
+        self.recommended.setObjectName("recommendedModels")
+        self.recommended.setHeaderLabels(["Model", "Size", "RAM needed", "This machine", "Why"])
+        self.recommended.setRootIsDecorated(False)
+        for m in curated_models():
+            item = QTreeWidgetItem([m.name, f"{m.size_bytes / MIB:,.0f} MiB", f"{m.ram_bytes / MIB:,.0f} MiB", m.badge,
+                                    m.why])
+            item.setForeground(3, Qt.GlobalColor.darkGreen if m.badge == "fits" else
+                               Qt.GlobalColor.darkYellow if m.badge == "tight" else Qt.GlobalColor.red)
+            item.setData(0, Qt.ItemDataRole.UserRole, (m.repo, m.file))
+            self.recommended.addTopLevelItem(item)
+        self.recommended.setMaximumHeight(150)
+        self.recommended.itemDoubleClicked.connect(lambda *_: self.download_recommended())
+        layout.addWidget(self.recommended)
+        recommended_row = QHBoxLayout()
+        self.recommended_button = QPushButton("Download the selected recommendation", self)
+        self.recommended_button.setObjectName("downloadRecommendedButton")
+        self.recommended_button.clicked.connect(self.download_recommended)
+        recommended_row.addStretch(1)
+        recommended_row.addWidget(self.recommended_button)
+        layout.addLayout(recommended_row)
+        layout.addWidget(QLabel("Or search the Hugging Face Hub:", self))
         row = QHBoxLayout()
         self.query = QLineEdit(self)
         self.query.setObjectName("hubQuery")
@@ -139,12 +163,21 @@ class DownloadDialog(QDialog):
             self.message.setText("Listing files…")
             self._background("files", hub.list_files, item.data(Qt.ItemDataRole.UserRole))
 
+    def download_recommended(self) -> None:
+        item = self.recommended.currentItem()
+        if item is None:
+            self.message.setText("Choose a recommended model first.")
+            return
+        self._download(*item.data(0, Qt.ItemDataRole.UserRole))
+
     def start_download(self) -> None:
         item = self.files.currentItem()
         if item is None:
             self.message.setText("Choose a file first.")
             return
-        repo_id, filename = item.data(0, Qt.ItemDataRole.UserRole)
+        self._download(*item.data(0, Qt.ItemDataRole.UserRole))
+
+    def _download(self, repo_id: str, filename: str) -> None:
         self._cancel = CancelToken()
         self.progress.show()
         self.progress.setValue(0)

@@ -88,7 +88,7 @@ class LengthCurveWidget(QChartView):
         out = []
         if record.collapsed:
             out.append("collapse")
-        if "repaired" in record.flags or "kept_previous" in record.flags:
+        if any(f in record.flags for f in ("repaired", "notes_fallback", "extracted", "kept_parts")):
             out.append("repaired")
         if record.kind == "compaction":
             out.append("compaction")

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from precis.engine.documents.token_estimate import estimate_tokens
+from precis.engine.errors import PrecisError
 from precis.engine.runs.state import unfinished_runs
 from precis.engine.storage.app_settings import load_settings, save_settings
 from precis.engine.storage.paths import config_dir
@@ -39,6 +40,7 @@ from precis.gui.workers import (
     PlanJob,
     Planned,
     PlanOwner,
+    PlanProgress,
     Pump,
     Task,
     TaskDone,
@@ -49,7 +51,9 @@ from precis.gui.workers import (
 from precis.models.library.bundled import bundled_model_path
 from precis.models.library.discovery import discover
 from precis.models.session.job import resume_request
+from precis.models.session.plan_text import long_run_warning
 from precis.models.session.planner import read_documents
+from precis.models.session.preflight import check_output_folder
 from precis.models.session.progress import clock_text
 from precis.models.session.request import RunRequest
 
@@ -91,6 +95,10 @@ class MainWindow(QMainWindow):
             self._on_planned(message)
         elif isinstance(message, PlanFailed):
             self._on_plan_failed(message)
+        elif isinstance(message, PlanProgress) and message.sequence == self._plan_sequence:
+            share = message.done_chars / max(1, message.total_chars)
+            self.plan_view.setText(f"<i>Planning… {share:.0%} of {message.total_chars / 1e6:,.1f} million "
+                                   "characters</i>")
         elif isinstance(message, (TaskDone, TaskFailed)):
             self._on_task(message)
 
@@ -306,8 +314,7 @@ class MainWindow(QMainWindow):
             self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
                                    "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
             return
-        self.plan_view.setText(self.plan_view.text() + "<br><i>Planning…</i>" if self.plan_view.text() else
-                               "<i>Planning…</i>")
+        self.plan_view.setText("<i>Planning…</i>")
         self.planner.latest_sequence = self._plan_sequence
         self.planner.submit(PlanJob(self._plan_sequence, self.request(), docs, self.model_panel.model_path))
 
@@ -339,6 +346,17 @@ class MainWindow(QMainWindow):
     # ===== running ===============================================================================
     def start_run(self, resume_state=None, request: RunRequest | None = None, documents=None) -> None:
         if self.run.running or (self.plan is None and resume_state is None):
+            return
+        warning = long_run_warning(self.plan) if resume_state is None else ""
+        if warning:
+            box = QMessageBox(QMessageBox.Icon.Question, "A very long run", warning,
+                              QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+            box.setObjectName("confirmLongRun")
+            box.setDefaultButton(QMessageBox.StandardButton.No)
+            box.accepted.connect(lambda: self.run.start(request or self.request(), documents or
+                                                        self.documents.documents(), None))
+            self.confirm_dialog = box
+            box.open()
             return
         self.run.start(request or self.request(), documents or self.documents.documents(), resume_state)
 
@@ -429,5 +447,17 @@ class MainWindow(QMainWindow):
             return
         folder = QFileDialog.getExistingDirectory(self, "Save summary, TODOs and run report to…")
         if folder:
-            paths = self.results.save_all(Path(folder), self.run.state)
-            self.statusBar().showMessage("Saved " + ", ".join(p.name for p in paths), 8000)
+            self.save_results(Path(folder))
+
+    def save_results(self, folder: Path) -> list[Path]:
+        """The same three files as `precis summarize --out`, after the same checks of the folder."""
+        try:
+            check_output_folder(folder)
+            paths = self.results.save_all(folder, self.run.state)
+        except (PrecisError, OSError) as exc:
+            self.show_error("Cannot save the results", str(exc) if isinstance(exc, PrecisError) else
+                            f"Writing into {folder} failed ({exc.strerror or exc}). The results are still in "
+                            f"{self.run.state.directory}.")
+            return []
+        self.statusBar().showMessage("Saved " + ", ".join(p.name for p in paths), 8000)
+        return paths

@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
 
 from precis.engine.planning.memory_plan import available_ram_bytes, plan_memory
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
@@ -13,6 +23,7 @@ from precis.gui.memory_bar import MemoryBarWidget
 from precis.models.gguf.facts import read_model_facts
 from precis.models.gguf.header import GGUFError
 from precis.models.library.bundled import BUNDLED_DISPLAY_NAME, BundledModelMissing, bundled_model_path, display_name
+from precis.models.library.profiles import profile_for
 
 OPEN_GGUF = "Open GGUF file…"
 DOWNLOAD = "Download from the Hugging Face Hub…"
@@ -41,6 +52,20 @@ class ModelPanel(QWidget):
         self.facts_label.setObjectName("modelFacts")
         self.facts_label.setWordWrap(True)
         layout.addWidget(self.facts_label)
+        self.rough_notice = QWidget(self)
+        self.rough_notice.setObjectName("roughNotice")
+        notice_row = QHBoxLayout(self.rough_notice)
+        notice_row.setContentsMargins(0, 0, 0, 0)
+        self.rough_label = QLabel(self.rough_notice)
+        self.rough_label.setWordWrap(True)
+        self.rough_label.setStyleSheet("color:#e65100")
+        better = QPushButton("Get a better model…", self.rough_notice)
+        better.setObjectName("betterModelButton")
+        better.clicked.connect(self.download_requested)
+        notice_row.addWidget(self.rough_label, 1)
+        notice_row.addWidget(better)
+        self.rough_notice.hide()
+        layout.addWidget(self.rough_notice)
         form = QFormLayout()
         row = QHBoxLayout()
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
@@ -111,6 +136,11 @@ class ModelPanel(QWidget):
         self.facts_label.setText(
             f"{display_name(facts)} — {facts.architecture}, {facts.parameter_count / 1e6:,.0f}M parameters, "
             f"{facts.quantization}, {facts.file_bytes / 2**20:,.0f} MiB, trained context {facts.n_ctx_train:,} tokens")
+        profile = profile_for(facts.parameter_count)
+        self.rough_label.setText(f"Summaries from a {facts.parameter_count / 1e6:,.0f}M-parameter model will be rough: "
+                                 "expect notes and quotes more than prose. A 1.5B model or larger writes real "
+                                 "summaries.")
+        self.rough_notice.setVisible(profile.rough)
         current = self.n_ctx
         top = max(1, min(facts.n_ctx_train or MAX_SLIDER_CTX, MAX_SLIDER_CTX) // CTX_PAD_TOKENS)
         self.slider.blockSignals(True)

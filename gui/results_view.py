@@ -1,4 +1,4 @@
-"""Results: the final summary (rendered Markdown), the TODO list and the fact-retention report."""
+"""Results: the final summary with its evidence, the TODO list and the fact-retention report."""
 from __future__ import annotations
 
 import html
@@ -6,19 +6,21 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser
 
+from precis.gui.evidence_view import EvidenceViewWidget
+
 
 class ResultsWidget(QTabWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("results")
-        self.summary_view = QTextBrowser(self)
-        self.summary_view.setObjectName("summaryView")
+        self.evidence = EvidenceViewWidget(self)
+        self.summary_view = self.evidence.summary_view
         self.todo_view = QPlainTextEdit(self)
         self.todo_view.setObjectName("todoView")
         self.todo_view.setReadOnly(True)
         self.facts_view = QTextBrowser(self)
         self.facts_view.setObjectName("factsView")
-        self.addTab(self.summary_view, "Summary")
+        self.addTab(self.evidence, "Summary")
         self.addTab(self.todo_view, "TODOs")
         self.addTab(self.facts_view, "Facts kept / lost")
         self.report = None
@@ -26,11 +28,11 @@ class ResultsWidget(QTabWidget):
 
     def show_summary(self, summaries: dict, partial_note: str = "") -> None:
         self.summaries = dict(summaries)
-        many = len(summaries) > 1
-        parts = [f"> {partial_note}\n"] if partial_note else []
-        for name, text in summaries.items():
-            parts.append((f"## {name}\n\n" if many else "") + text)
-        self.summary_view.setMarkdown("\n\n".join(parts))
+        self.evidence.show_summaries(summaries, partial_note)
+
+    def show_evidence(self, report, sources: dict[str, str]) -> None:
+        """The notes behind the summary lines, and the documents' texts to show them in."""
+        self.evidence.set_evidence(report.evidence, sources)
 
     def show_report(self, report) -> None:
         """The run report (precis.engine.runs.report.RunReport): TODOs and the fact-retention table."""

@@ -29,6 +29,8 @@ class RulesPanel(QWidget):
         form = QFormLayout()
         self.strategy = QComboBox(self)
         self.strategy.setObjectName("strategySelector")
+        self.strategy.addItem("auto", "auto")
+        self.strategy.setItemData(0, "The default for the model's size (resources/model_profiles.json)", 3)
         for name, strategy in STRATEGIES.items():
             self.strategy.addItem(name, name)
             self.strategy.setItemData(self.strategy.count() - 1, strategy.title, 3)  # tooltip role

@@ -74,6 +74,8 @@ class RunView(QSplitter):
         run.round_finished.connect(self._on_round_finished)
         run.summaries_shown.connect(self.results.show_summary)
         run.reported.connect(self.results.show_report)
+        run.reported.connect(lambda report: self.results.show_evidence(
+            report, {d.name: d.text for d in run.plan.documents} if run.plan is not None else {}))
 
     # ----- what the run says ----------------------------------------------------------------------
     def _on_run_started(self) -> None:

@@ -33,6 +33,9 @@ def load_real_runtime(path: Path, settings: RuntimeSettings, vocab_only: bool = 
     return LlamaRuntime.load(path, settings, vocab_only=vocab_only)
 
 
+PROGRESS_EVERY_S = 0.2            # planning progress at screen speed, never a flood
+
+
 # ----- messages to the window ----------------------------------------------------------------------
 # Engine events (precis.engine.events) and the session's ModelLoaded / RunReported are posted as
 # they are; these are the workers' own.
@@ -50,6 +53,13 @@ class RunEnded:
 class Planned:
     sequence: int
     plan: object
+
+
+@dataclass(frozen=True)
+class PlanProgress:
+    sequence: int
+    done_chars: int
+    total_chars: int
 
 
 @dataclass(frozen=True)
@@ -172,7 +182,8 @@ class PlanOwner(Owner):
                 self.close()
                 self._tokenizer = self._factory(job.model_path, RuntimeSettings(n_ctx=512), vocab_only=True)
                 self._tokenizer_path = job.model_path
-            plan = plan_run(job.request, self._tokenizer, job.documents, job.model_path)
+            plan = plan_run(job.request, self._tokenizer, job.documents, job.model_path,
+                            lambda done, total: self._progress(job.sequence, done, total))
         except PrecisError as exc:
             self.post(PlanFailed(job.sequence, str(exc)))
             return
@@ -181,6 +192,13 @@ class PlanOwner(Owner):
             self.post(PlanFailed(job.sequence, f"Planning failed: {exc!r}"))
             return
         self.post(Planned(job.sequence, plan))
+
+    def _progress(self, sequence: int, done: int, total: int) -> None:
+        import time
+        now = time.monotonic()
+        if now - getattr(self, "_last_progress", 0.0) >= PROGRESS_EVERY_S or done >= total:
+            self._last_progress = now
+            self.post(PlanProgress(sequence, done, total))
 
     def close(self) -> None:
         if self._tokenizer is not None:

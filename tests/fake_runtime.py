@@ -28,7 +28,16 @@ class FakeCall:
 
 
 def diligent(call: FakeCall) -> str:
-    """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part."""
+    """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part. Notes quote
+    the part's first substantive lines; the writing pass turns each note into a cited bullet."""
+    if call.kind == "notes":
+        lines = [ln.strip() for ln in call.content.splitlines() if len(ln.strip()) > 30][:2]
+        # the point: the line's words in another order (its own words, not a copy); the quote: the line
+        return "\n".join(f'- {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", ln))[:12]))} || '
+                         f'"{ln[:120].rstrip()}"' for ln in lines) + "\n"
+    if call.kind == "write":
+        notes = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+        return "## Section\n" + "\n".join(f"- {point} [{i}]" for i, point in notes) + "\n"
     if call.kind == "compaction":
         return "\n".join(line[:60] for line in call.summary.splitlines())
     if call.kind == "merge":
@@ -134,6 +143,11 @@ def _between(text: str, start: str, end: str) -> str:
 
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.split("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]
+    if "\nNotes on this part:" in user:
+        return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
+    if "\n<notes" in user:
+        body = user.split("\n<notes", 1)[1].split(">\n", 1)[1].split("\n</notes>", 1)[0]
+        return FakeCall(number, "write", "", body, "(Merge the notes" in user, prompt)
     retry = "\n---\nReminder:" in user
     if retry:
         user = user[:user.index("\n---\nReminder:")]

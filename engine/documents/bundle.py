@@ -19,15 +19,22 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".log", ".csv", ".tsv", ".html", ".
 class LoadedDocuments:
     documents: list[Document] = field(default_factory=list)
     errors: list[tuple[Path, str]] = field(default_factory=list)   # (file, what went wrong and what to do)
+    skipped: list[Path] = field(default_factory=list)               # files in folders of a type Precis skips
 
 
-def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files as given; a folder becomes its readable-looking files, sorted by name (hidden ones skipped)."""
+def expand_paths(paths: Iterable[Path], skipped: list[Path] | None = None) -> list[Path]:
+    """Files as given; a folder becomes its readable-looking files, sorted by name (hidden ones skipped).
+    Files of other types found in folders are added to ``skipped``, so they can be named, not lost."""
     out: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            out += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES
-                          and not any(part.startswith(".") for part in p.relative_to(path).parts))
+            for p in sorted(path.rglob("*")):
+                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
+                    continue
+                if p.suffix.lower() in TEXT_SUFFIXES:
+                    out.append(p)
+                elif skipped is not None:
+                    skipped.append(p)
         else:
             out.append(path)
     return out
@@ -35,7 +42,7 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 
 def load_documents(paths: Iterable[Path]) -> LoadedDocuments:
     loaded = LoadedDocuments()
-    for path in expand_paths(paths):
+    for path in expand_paths(paths, loaded.skipped):
         try:
             loaded.documents.append(load_document(path))
         except UnreadableDocument as exc:

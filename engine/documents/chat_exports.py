@@ -154,22 +154,34 @@ def _joined(blocks: list[str], name: str) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def chat_export_to_text(text: str, name: str) -> tuple[str, str]:
-    """(transcript, kind) for the decoded contents of a .json or .jsonl file."""
+def chat_export_to_text(text: str, name: str) -> tuple[str, str, tuple[str, ...]]:
+    """(transcript, kind, warnings) for the decoded contents of a .json or .jsonl file. JSON Lines with
+    broken lines (a live log cut mid-line) keep their good lines and say which were skipped."""
     stripped = text.strip()
     try:
-        return _from_object(json.loads(stripped), name)
+        transcript, kind = _from_object(json.loads(stripped), name)
+        return transcript, kind, ()
     except json.JSONDecodeError as whole_error:
-        records = []
+        records, broken = [], []
         for number, line in enumerate(stripped.splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                where = whole_error if number == 1 else exc
-                raise UnreadableDocument(f"{name} is not valid JSON or JSON Lines (line {number}: {where.msg}). "
-                                         "If it was cut off, export it again.") from exc
+                broken.append((number, exc.msg))
+        if not records:
+            raise UnreadableDocument(f"{name} is not valid JSON or JSON Lines ({whole_error.msg} at line "
+                                     f"{whole_error.lineno}). If it was cut off, export it again.") from whole_error
+    warnings = ()
+    if broken:
+        shown = ", ".join(f"{n} ({msg})" for n, msg in broken[:5]) + (" …" if len(broken) > 5 else "")
+        warnings = (f"skipped {len(broken)} unreadable line{'s' if len(broken) != 1 else ''} of JSON Lines: {shown}",)
+    transcript, kind = _from_records(records, name)
+    return transcript, kind, warnings
+
+
+def _from_records(records: list, name: str) -> tuple[str, str]:
     if all(isinstance(r, dict) and r.get("type") in ("user", "assistant", "summary", "system", "file-history-snapshot")
            or isinstance(r, dict) and "sessionId" in r for r in records):
         return _joined(_claude_code_lines(records), name), "chat log"

@@ -6,6 +6,7 @@ PDF pages are marked. Each failure names the file and says what to do.
 from __future__ import annotations
 
 import io
+import logging
 import re
 from html.parser import HTMLParser
 
@@ -57,7 +58,30 @@ def html_to_text(html: str) -> str:
     return _tidy("".join(parser.parts))
 
 
-def pdf_to_text(raw: bytes, name: str) -> str:
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def pdf_to_text(raw: bytes, name: str) -> tuple[str, tuple[str, ...]]:
+    """(text with page markers, what pypdf warned about). pypdf's warnings about damaged parts are the
+    document's business, not stderr's: they are collected and shown with the document."""
+    logger = logging.getLogger("pypdf")
+    collect = _Collect()
+    logger.addHandler(collect)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        return _pdf_text(raw, name), tuple(dict.fromkeys(f"PDF: {m}" for m in collect.messages))
+    finally:
+        logger.removeHandler(collect)
+        logger.propagate = propagate
+
+
+def _pdf_text(raw: bytes, name: str) -> str:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
     try:

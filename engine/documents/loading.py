@@ -28,6 +28,7 @@ class Document:
     text: str
     encoding: str
     kind: str = "text"     # "text", "markdown", "transcript", "chat log", "log", "csv", "html", "pdf", "word"
+    warnings: tuple[str, ...] = ()   # what reading had to guess or skip, for the person to see
 
     @property
     def name(self) -> str:
@@ -38,42 +39,98 @@ class Document:
         return len(self.text)
 
 
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    encoding: str
+    warnings: tuple[str, ...] = ()
+
+
+# Text has a few stray NULs at most (a log with one); more than this share of the bytes means binary.
+MAX_NUL_SHARE = 0.001
+
+
 def decode_bytes(raw: bytes, name: str) -> tuple[str, str]:
     """(text, encoding) for the raw bytes of file ``name``; UnreadableDocument if it is not text."""
+    decoded = decode_document_bytes(raw, name)
+    return decoded.text, decoded.encoding
+
+
+def decode_document_bytes(raw: bytes, name: str) -> Decoded:
+    """The text of ``raw``, how it was decoded, and what had to be guessed on the way."""
     if not raw.strip():
         raise UnreadableDocument(f"{name} is empty: there is nothing to summarize.")
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if raw.startswith(bom):
-            return raw.decode(enc), enc
+            return Decoded(raw.decode(enc, errors="replace"), enc)
+    utf16 = _utf16_without_bom(raw)
+    if utf16 is not None:
+        return utf16
+    warnings: list[str] = []
     sample = raw[:65536]
-    if b"\x00" in sample or sum(b in _BINARY_CONTROL_BYTES for b in sample) > len(sample) // 100:
+    nuls = sample.count(0)
+    if nuls > max(1, MAX_NUL_SHARE * len(sample)) or \
+            sum(b in _BINARY_CONTROL_BYTES for b in sample if b) > len(sample) // 100:
         raise UnreadableDocument(f"{name} looks like a binary file, not text. Precis reads text, Markdown, "
                                  "logs and chat exports; convert this file to text first.")
+    if raw.count(0):
+        count = raw.count(0)
+        raw = raw.replace(b"\x00", b"")
+        warnings.append(f"removed {count} NUL byte{'s' if count != 1 else ''} (not text)")
     try:
-        return raw.decode("utf-8"), "utf-8"
+        return Decoded(raw.decode("utf-8"), "utf-8", tuple(warnings))
     except UnicodeDecodeError:
         pass
     best = _detect(raw)
     if best is None:
         raise UnreadableDocument(f"{name}: its bytes are not text in any encoding Precis recognises. "
                                  "Save it as UTF-8 and try again.")
-    return str(best), best.encoding
+    text, encoding, sure = best
+    warnings.append(f"not UTF-8: read as {encoding} ({sure:.0%} sure); if letters look wrong, save it as UTF-8")
+    return Decoded(text, encoding, tuple(warnings))
+
+
+def _utf16_without_bom(raw: bytes) -> Decoded | None:
+    """UTF-16 text without a byte-order mark: every other byte is NUL for Latin text. Decoded when one
+    byte order gives clean, printable text."""
+    sample = raw[:4096]
+    if len(sample) < 8 or len(sample) % 2:
+        sample = sample[:len(sample) - len(sample) % 2]
+    even, odd = sample[0::2], sample[1::2]
+    for zeros, encoding in ((odd, "utf-16-le"), (even, "utf-16-be")):
+        if zeros and zeros.count(0) >= 0.6 * len(zeros):
+            try:
+                text = raw[:len(raw) - len(raw) % 2].decode(encoding)
+            except UnicodeDecodeError:
+                continue
+            printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text[:2000])
+            if printable >= 0.95 * min(len(text), 2000):
+                return Decoded(text, encoding, (f"read as {encoding.upper()} (it has no byte-order mark)",))
+    return None
 
 
 # charset-normalizer ranks by "chaos" (mess in the decoded text) first. On short Western texts several
 # single-byte code pages decode with little mess (measured: French cp1252 text came out as cp1257,
-# "déją vu"); among those close in chaos, the one whose letters fit a language best is right.
+# "déją vu"; Spanish "Begoña" as cp1250 "Begońa"). Among candidates close in chaos, Windows-1252 (by far
+# the most common Western legacy encoding) wins when it decodes the bytes; otherwise the most coherent.
 _CHAOS_TOLERANCE = 0.15
+# Windows-1252 wins when its own mess is within this of the least messy candidate's.
+_WESTERN_TOLERANCE = 0.05
 
 
-def _detect(raw: bytes):
+def _detect(raw: bytes) -> tuple[str, str, float] | None:
+    """(text, encoding, how sure) of legacy-encoded bytes, or None."""
     from charset_normalizer import from_bytes
     results = list(from_bytes(raw))
     if not results:
         return None
     least = min(r.chaos for r in results)
     close = [r for r in results if r.chaos <= least + _CHAOS_TOLERANCE]
-    return max(close, key=lambda r: (r.coherence, -r.chaos))
+    best = max(close, key=lambda r: (r.coherence, -r.chaos))
+    western = from_bytes(raw, cp_isolation=["cp1252"]).best()
+    if western is not None and best.encoding != "cp1252" and western.chaos <= least + _WESTERN_TOLERANCE:
+        return str(western), "cp1252", min(0.99, max(0.0, 1 - western.chaos))
+    return str(best), best.encoding, min(0.99, max(0.0, 1 - best.chaos))
 
 
 def load_document(path: str | Path) -> Document:
@@ -94,19 +151,21 @@ def load_document(path: str | Path) -> Document:
 def document_from_bytes(path: Path, raw: bytes) -> Document:
     name, suffix = path.name, path.suffix.lower()
     if suffix == ".pdf":
-        return Document(path, _nonempty(pdf_to_text(_nonblank(raw, name), name), name), "binary", "pdf")
+        text, warnings = pdf_to_text(_nonblank(raw, name), name)
+        return Document(path, _nonempty(text, name), "binary", "pdf", warnings)
     if suffix == ".docx":
         return Document(path, _nonempty(docx_to_text(_nonblank(raw, name), name), name), "binary", "word")
     if suffix == ".doc":
         raise UnreadableDocument(f"{name} is an old Word .doc file; save it as .docx or text first.")
-    text, encoding = decode_bytes(raw, name)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    decoded = decode_document_bytes(raw, name)
+    text, encoding, warnings = decoded.text.replace("\r\n", "\n").replace("\r", "\n"), decoded.encoding, \
+        decoded.warnings
     if suffix in (".html", ".htm", ".xhtml"):
-        return Document(path, _nonempty(html_to_text(text), name), encoding, "html")
+        return Document(path, _nonempty(html_to_text(text), name), encoding, "html", warnings)
     if suffix in (".json", ".jsonl", ".ndjson"):
-        text, kind = chat_export_to_text(text, name)
-        return Document(path, _nonempty(text, name), encoding, kind)
-    return Document(path, text, encoding, _text_kind(suffix, text))
+        text, kind, skipped = chat_export_to_text(text, name)
+        return Document(path, _nonempty(text, name), encoding, kind, warnings + skipped)
+    return Document(path, text, encoding, _text_kind(suffix, text), warnings)
 
 
 def _nonblank(raw: bytes, name: str) -> bytes:

@@ -5,7 +5,9 @@
 static_prompt_tokens is the round prompt rendered with the model's chat template and counted with
 its tokenizer (engine.prompts). The summary caps default to a fifth of the context each (at least
 256, at most 2048 tokens: a summary longer than that is compacted, not grown); the margin absorbs
-the few tokens that can change where labels meet content.
+the few tokens that can change where labels meet content. What is left is the largest chunk the
+context allows; the chunk actually read is the smaller of that and the size models of this size
+write best at (measured by bench/quality.py, kept in resources/model_profiles.json).
 """
 from __future__ import annotations
 
@@ -31,8 +33,10 @@ class Budget:
     summary_in_cap: int
     summary_out_cap: int
     margin: int
-    chunk_budget: int
+    chunk_budget: int               # the chunk each round reads: the smaller of the two below
     overlap_tokens: int = 0
+    context_chunk_budget: int = 0   # the largest chunk the context allows (0: the same as chunk_budget)
+    effective_chunk_tokens: int = 0 # the size models of this size write best at (0: no cap), docs/quality.md
 
     @property
     def worst_case_tokens(self) -> int:
@@ -51,7 +55,8 @@ def default_margin(n_ctx: int) -> int:
 
 
 def plan_budget(n_ctx: int, static_prompt_tokens: int, *, summary_out_cap: int | None = None,
-                summary_in_cap: int | None = None, margin: int | None = None, overlap_tokens: int = 0) -> Budget:
+                summary_in_cap: int | None = None, margin: int | None = None, overlap_tokens: int = 0,
+                max_chunk_tokens: int | None = None) -> Budget:
     """The budget for ``n_ctx``; ContextTooSmall (with the n_ctx that would work) if no useful chunk is left."""
     out_cap = summary_out_cap if summary_out_cap is not None else default_summary_cap(n_ctx)
     # The summary a round receives is the previous round's reply: it can never be longer than out_cap.
@@ -71,7 +76,9 @@ def plan_budget(n_ctx: int, static_prompt_tokens: int, *, summary_out_cap: int |
             f"({margin:,}); "
             f"at least {MIN_CHUNK_TOKENS + overlap_tokens:,} are needed. Use a context of {need:,} tokens or more"
             + (", or lower the summary caps." if summary_out_cap is not None else "."), need)
-    return Budget(n_ctx, static_prompt_tokens, in_cap, out_cap, margin, chunk, overlap_tokens)
+    effective = max(MIN_CHUNK_TOKENS + overlap_tokens, max_chunk_tokens) if max_chunk_tokens else 0
+    used = min(chunk, effective) if effective else chunk
+    return Budget(n_ctx, static_prompt_tokens, in_cap, out_cap, margin, used, overlap_tokens, chunk, effective)
 
 
 def suggest_n_ctx(static_prompt_tokens: int, summary_out_cap=None, summary_in_cap=None, margin=None,

@@ -95,10 +95,11 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 
 
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
-               speeds: Speeds | None = None, **overrides) -> RunPlan:
-    """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need."""
+               speeds: Speeds | None = None, progress=None, **overrides) -> RunPlan:
+    """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
+    ``progress(done_chars, total_chars)`` follows the chunking of long documents."""
     budget = make_budget(tokenizer, layout, n_ctx, **overrides)
-    documents = plan_documents(tokenizer, texts, budget)
+    documents = plan_documents(tokenizer, texts, budget, progress)
     return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds))
 
 
@@ -108,12 +109,19 @@ def duration_text(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], budget: Budget) -> list[PlannedDocument]:
+def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], budget: Budget,
+                   progress=None) -> list[PlannedDocument]:
     """(name, text, parts) for each document to summarize (a bundle is one), chunked to the budget."""
     planned = []
+    total = sum(len(text) for _, text, _ in texts)
+    before = 0
     for name, text, parts in texts:
-        chunks, tokens = chunk_and_count(text, tokenizer, budget.chunk_budget, budget.overlap_tokens)
+        def report(done, _length, offset=before):
+            if progress is not None:
+                progress(offset + done, total)
+        chunks, tokens = chunk_and_count(text, tokenizer, budget.chunk_budget, budget.overlap_tokens, report)
         planned.append(PlannedDocument(name, text, tokens, chunks, parts))
+        before += len(text)
     return planned
 
 

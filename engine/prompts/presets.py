@@ -21,6 +21,8 @@ class Preset:
     rules: str                 # one rule per line, as shown to and edited by the user
     content_label: str
     skip_noise: bool = False   # chunks that are only logs/tool calls keep the summary without a model call
+    notes_focus: str = "the main events, claims and facts, with the names, numbers and dates attached to them"
+    summary_shape: str = "A few '## ' sections in the document's order, each with bullets."
 
 
 def _preset_dir():
@@ -49,7 +51,8 @@ def _parse(text: str, source: str) -> Preset:
         return Preset(name=data["name"], title=data.get("title", data["name"]), description=data.get("description", ""),
                       system=data["system"], rules="\n".join(data["rules"]),
                       content_label=data.get("content_label", "New content for this round"),
-                      skip_noise=bool(data.get("skip_noise", False)))
+                      skip_noise=bool(data.get("skip_noise", False)),
+                      **{k: str(data[k]) for k in ("notes_focus", "summary_shape") if data.get(k)})
     except (ValueError, KeyError, TypeError) as exc:
         raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
 

@@ -1,17 +1,50 @@
-"""The files a run leaves behind: DATE-summary.md, DATE-todos.md, DATE-run.json (written atomically)."""
+"""The files a run leaves behind: DATE-summary.md, DATE-todos.md, DATE-run.json (written atomically).
+
+Summary lines that rest on verified notes end with compact references ("[3, 7]"); the summary file
+lists each referenced note under "Sources": its part, its lines in the document and the quote, so a
+person checks a quote instead of rereading the document.
+"""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from precis.engine.runs.report import RunReport
 from precis.engine.runs.state import RunState
 from precis.engine.storage.atomic_files import write_json_atomic, write_text_atomic
 
+_REFS = re.compile(r"\[(\d{1,5}(?:, \d{1,5})*)\]\s*$")
+QUOTE_CHARS_SHOWN = 240
+
 
 def output_paths(out_dir: Path, date: str) -> tuple[Path, Path, Path]:
     out_dir = Path(out_dir)
     return out_dir / f"{date}-summary.md", out_dir / f"{date}-todos.md", out_dir / f"{date}-run.json"
+
+
+def referenced_notes(summary: str) -> list[int]:
+    ids: list[int] = []
+    for line in summary.splitlines():
+        m = _REFS.search(line)
+        if m:
+            ids += [int(x) for x in m.group(1).split(", ") if int(x) not in ids]
+    return ids
+
+
+def sources_markdown(summary: str, notes: list[dict]) -> list[str]:
+    by_id = {n["id"]: n for n in notes}
+    rows = []
+    for i in sorted(referenced_notes(summary)):
+        n = by_id.get(i)
+        if n is None:
+            continue
+        quote = n["quote"] if len(n["quote"]) <= QUOTE_CHARS_SHOWN else n["quote"][:QUOTE_CHARS_SHOWN] + "…"
+        lines = f"line {n['start_line']}" if n["start_line"] == n["end_line"] else \
+            f"lines {n['start_line']}–{n['end_line']}"
+        how = " (taken verbatim)" if n.get("origin") == "extract" else ""
+        rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
+    return ["### Sources", "", *rows, ""] if rows else []
 
 
 def summary_markdown(report: RunReport, state: RunState) -> str:
@@ -20,12 +53,29 @@ def summary_markdown(report: RunReport, state: RunState) -> str:
         done = len(state.rounds)
         lines += [f"> Partial: the run was {state.status} after {done} round{'s' if done != 1 else ''}. "
                   f"Resume with `precis summarize --resume {state.run_id}`.", ""]
+    if report.salvaged_rounds:
+        lines += [f"> {report.salvaged_rounds} part(s) could not be summarized by the model; their verified notes "
+                  "or key sentences are included instead (marked with their sources).", ""]
     many = len(state.summaries) > 1
     for name, text in state.summaries.items():
         if many:
             lines += [f"## {name}", ""]
         lines += [text.strip(), ""]
+        notes = state.notes.get(name, [])
+        lines += sources_markdown(text, notes)
+        if report.strategy != "notes":      # a failed part's notes that did not fit under the summary cap
+            lines += unmerged_notes_markdown(text, notes)
     return "\n".join(lines)
+
+
+def unmerged_notes_markdown(summary: str, notes: list[dict]) -> list[str]:
+    cited = set(referenced_notes(summary))
+    left = [n for n in notes if n["id"] not in cited]
+    if not left:
+        return []
+    rows = [f"- part {n['part'] + 1}, line {n['start_line']}: {n['point']} (“{' '.join(n['quote'].split())}”)"
+            for n in left]
+    return ["### Notes from failed parts that did not fit in the summary", "", *rows, ""]
 
 
 def todos_markdown(report: RunReport, many_documents: bool) -> str:

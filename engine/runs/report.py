@@ -14,6 +14,7 @@ from precis.engine.runs.state import RunState
 from precis.engine.summary.facts import FactLedger
 
 _SENTINEL = "\u2063PRECIS-SUMMARY\u2063"
+REPAIR_FLAGS = ("repaired", "notes_fallback", "extracted", "kept_parts")
 TOTAL_KEYS = ("prompt_tokens", "prompt_evaluated", "prompt_reused", "generated_tokens", "seconds")
 
 
@@ -49,11 +50,30 @@ class RunReport:
     static_prompt_tokens: int
     facts: dict[str, FactCounts] = field(default_factory=dict)
     todos: list[Todo] = field(default_factory=list)
+    evidence: dict[str, dict] = field(default_factory=dict)   # document -> {"notes": [...], "lines": [...]}
+    inputs: dict = field(default_factory=dict)                # unreadable / skipped files, reading warnings
+
+    @property
+    def notes_totals(self) -> dict:
+        """What verification kept and dropped over the run (the hallucination guard, in numbers)."""
+        rounds = [r for r in self.rounds if r.kind != "write"]
+        written = [r for r in self.rounds if r.kind == "write"]
+        return {"kept": sum(r.notes_kept for r in rounds), "unverified": sum(r.notes_unverified for r in rounds),
+                "unsupported": sum(r.notes_unsupported for r in rounds),
+                "repeats": sum(r.notes_repeats for r in rounds),
+                "written_lines_linked": sum(r.notes_kept for r in written),
+                "written_lines_dropped": sum(r.notes_unsupported for r in written)}
+
+    @property
+    def salvaged_rounds(self) -> int:
+        """Parts whose content reached the summary as notes or verbatim sentences, not as the model's prose."""
+        return sum(any(f in r.flags for f in ("notes_fallback", "extracted")) for r in self.rounds
+                   if r.kind not in ("notes",))
 
     @property
     def collapses(self) -> list[dict]:
         return [{"index": r.index, "flags": [f for f in r.flags if f in COLLAPSE_FLAGS],
-                 "repair": "retry" if "repaired" in r.flags else "kept_previous"}
+                 "repair": {"repaired": "retry"}.get(_repair(r), _repair(r))}
                 for r in self.rounds if r.collapsed]
 
     @property
@@ -88,7 +108,15 @@ class RunReport:
             "facts": {name: {"kept": c.kept, "changed": c.changed, "lost": c.lost, "items": c.items}
                       for name, c in self.facts.items()},
             "todos": [{"document": t.document, "text": t.text, "chunk": t.chunk} for t in self.todos],
+            "evidence": self.evidence,
+            "inputs": self.inputs,
+            "notes": self.notes_totals,
+            "salvaged_rounds": self.salvaged_rounds,
         }
+
+
+def _repair(r: RoundRecord) -> str:
+    return next((f for f in REPAIR_FLAGS if f in r.flags), "none")
 
 
 def static_prefix_tokens(runtime, plan: RunPlan) -> int:
@@ -136,4 +164,7 @@ def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger],
         documents=[{"name": d.name, "chars": d.chars, "tokens": d.tokens, "planned_rounds": len(d.chunks)}
                    for d in plan.documents],
         rounds=list(state.rounds), static_prompt_tokens=static_tokens, facts=facts,
-        todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()])
+        todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()],
+        evidence={name: {"notes": state.notes.get(name, []), "lines": state.evidence.get(name, [])}
+                  for name in state.summaries if state.notes.get(name)},
+        inputs=dict(state.inputs))

@@ -26,6 +26,7 @@ class RunOptions:
     guard: GuardSettings = field(default_factory=GuardSettings)
     sampling: SamplingParams = field(default_factory=SamplingParams)
     max_rounds: int = 10_000
+    summary_words: int | None = None        # the written summary's length (notes); None: from the document
 
     def __post_init__(self) -> None:
         strategy_named(self.strategy)   # an unknown name fails here, before anything runs
@@ -65,14 +66,15 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     cancel = cancel or CancelToken()
     skip_noise = plan.layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
     ctx = RunContext(runtime, plan.layout, plan.budget, state, cancel, options.guard, options.sampling,
-                     skip_noise, options.max_rounds)
+                     skip_noise, options.max_rounds, options.summary_words)
     total = planned_rounds(plan, options.strategy)
     resumed = len(state.rounds)
     resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)
     yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,
                      [c.tokens for d in plan.documents for c in d.chunks], plan.budget.as_dict(), resumed,
-                     min(total, resumed_parts))
+                     min(total, resumed_parts), plan.estimate.seconds if plan.estimate else None)
     state.status, state.message = "running", ""
+    state.claim()
     state.save()
     runner = strategy_named(options.strategy).run
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -61,8 +62,13 @@ class RunState:
     rounds: list[RoundRecord] = field(default_factory=list)
 
     summaries: dict = field(default_factory=dict)          # document -> current summary
-    status: str = "running"              # running, finished, cancelled, failed
+    notes: dict = field(default_factory=dict)              # document -> verified notes (Note dicts)
+    evidence: dict = field(default_factory=dict)           # document -> summary lines with their note ids
+    inputs: dict = field(default_factory=dict)             # files skipped or unreadable, what reading guessed
+    status: str = "running"              # running, finished, cancelled, failed (interrupted: see effective_status)
     message: str = ""
+    owner_pid: int = 0                   # the process running it, and when that process started: a run whose
+    owner_started_at: float = 0.0        # owner is gone (killed, crashed, power cut) is "interrupted"
     created_at: float = field(default_factory=time.time)
     updated_at: float = 0.0
     version: int = STATE_VERSION
@@ -70,6 +76,18 @@ class RunState:
     @property
     def directory(self) -> Path:
         return runs_dir() / self.run_id
+
+    @property
+    def effective_status(self) -> str:
+        """The status as a person should read it: "running" only while its owner process is alive."""
+        if self.status == "running" and not process_alive(self.owner_pid, self.owner_started_at or None):
+            return "interrupted"
+        return self.status
+
+    def claim(self) -> None:
+        """This process runs the run from now on (a resumed run changes owner)."""
+        self.owner_pid = os.getpid()
+        self.owner_started_at = process_started_at(self.owner_pid) or 0.0
 
     def rounds_of(self, document: str, kind: str | None = None) -> list[RoundRecord]:
         return [r for r in self.rounds if r.document == document and (kind is None or r.kind == kind)]
@@ -126,13 +144,35 @@ def list_runs() -> list[RunState]:
 
 
 def unfinished_runs() -> list[RunState]:
-    return [s for s in list_runs() if s.status in ("running", "cancelled", "failed")]
+    """Runs that can be resumed: cancelled, failed or interrupted; not one another process is running."""
+    return [s for s in list_runs() if s.effective_status in ("interrupted", "cancelled", "failed")]
+
+
+def process_started_at(pid: int) -> float | None:
+    try:
+        import psutil
+        return psutil.Process(pid).create_time()
+    except Exception:  # no such process, or psutil cannot see it
+        return None
+
+
+def process_alive(pid: int, started_at: float | None = None) -> bool:
+    """Is process ``pid`` alive, and the same process (its start time matches: PIDs are reused)?"""
+    if not pid:
+        return False
+    now_started = process_started_at(pid)
+    if now_started is None:
+        return False
+    return started_at is None or abs(now_started - started_at) < 1.0
 
 
 def check_resumable(saved: RunState, current: RunState) -> None:
     """Refuse to resume when what the run was made of has changed; say what changed."""
     if saved.status == "finished":
         raise BadInput(f"Run {saved.run_id} already finished; its results are in {saved.directory}.")
+    if saved.effective_status == "running":
+        raise BadInput(f"Run {saved.run_id} is running in another process (pid {saved.owner_pid}); wait for it or "
+                       "stop it first.")
     for old, new in zip(saved.documents, current.documents):
         if old["text_sha256"] != new["text_sha256"]:
             raise BadInput(f"{old['name']} changed since run {saved.run_id} started; resuming would mix two "

@@ -56,6 +56,7 @@ class LlamaRuntime:
         self._formatter = None
         self._pieces: dict[int, bytes] = {}
         self._piece_facts: dict[int, tuple[bytes, int, bool]] = {}
+        self._grammars: dict[str, object] = {}
         if not getattr(llm, "_vocab_only_precis", False):
             self._install_abort_callback()
             self._detect_swa()
@@ -201,7 +202,8 @@ class LlamaRuntime:
         started = time.perf_counter()
         first_token_at = None
         gen = llm.generate(tokens, top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
-                           temp=params.temperature, repeat_penalty=params.repeat_penalty)
+                           temp=params.temperature, repeat_penalty=params.repeat_penalty,
+                           grammar=self._grammar(params.grammar))
         try:
             for token in gen:
                 if first_token_at is None:
@@ -241,6 +243,20 @@ class LlamaRuntime:
         tail = decoder.decode(b"", final=True)
         if tail:
             yield tail
+
+    def _grammar(self, gbnf: str | None):
+        """The compiled grammar for ``gbnf`` (compiled once per text; llama.cpp copies it per call)."""
+        if not gbnf:
+            return None
+        compiled = self._grammars.get(gbnf)
+        if compiled is None:
+            from llama_cpp import LlamaGrammar
+            try:
+                compiled = LlamaGrammar.from_string(gbnf, verbose=False)
+            except ValueError as exc:
+                raise ModelLoadError(f"The output grammar could not be compiled ({exc}); this is a bug.") from exc
+            self._grammars[gbnf] = compiled
+        return compiled
 
     def _reusable_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens llama-cpp-python will take from the cache, after the sliding-window check.

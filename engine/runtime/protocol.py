@@ -34,6 +34,7 @@ class SamplingParams:
     min_p: float = 0.05
     repeat_penalty: float = 1.1
     seed: int = 0
+    grammar: str | None = None       # GBNF: the reply must match it (llama.cpp constrains sampling)
 
 
 @dataclass

@@ -20,7 +20,7 @@ class AppSettings:
     model: str = "default"             # "default" (bundled) or a path to a .gguf
     n_ctx: int = 4096
     kv_type: str = "f16"
-    strategy: str = "rolling"
+    strategy: str = "auto"
     preset: str = "conversation-archive"
     rules_override: str = ""           # empty: the preset's rules
     language: str = ""                 # empty: the document's own

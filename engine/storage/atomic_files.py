@@ -4,7 +4,22 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
+
+_umask: int | None = None
+_umask_lock = threading.Lock()
+
+
+def _file_mode() -> int:
+    """The mode a new file gets from open() here (0o666 less the umask); mkstemp's own 0o600 would hide
+    summaries from the person's other tools and users."""
+    global _umask
+    with _umask_lock:
+        if _umask is None:
+            _umask = os.umask(0)
+            os.umask(_umask)
+    return 0o666 & ~_umask
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -16,6 +31,7 @@ def write_text_atomic(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

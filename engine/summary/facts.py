@@ -17,15 +17,26 @@ _DATE = re.compile(
     rf"|\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b|\b\d{{1,2}} (?:{_MONTHS})(?: \d{{4}})?\b"
     r"|(?:令和|平成|昭和)?[〇一二三四五六七八九十百千\d]+年[〇一二三四五六七八九十\d]+月(?:[〇一二三四五六七八九十\d]+日)?"
     r"|[〇一二三四五六七八九十\d]{1,3}月[〇一二三四五六七八九十\d]{1,3}日")
+# A number starts where no digit, separator or Latin letter precedes it: "予算は1,200万円" is one amount
+# (a word boundary there cut it to "200万円": kana are word characters, "は1" has no boundary).
+_NUM_START = r"(?<![\d.,A-Za-z])"
+_KANJI_DIGITS = "〇一二三四五六七八九十百千"
 _AMOUNT = re.compile(
     r"(?:[$€£¥]|\b(?:EUR|USD|GBP|JPY|CHF)\s?)\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|[kKmMbB]n?)\b)?"
-    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|million\b|billion\b|円|万円|億円|ドル|件|人|名)"
+    rf"|{_NUM_START}\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|million\b|billion\b|億円|万円|円|ドル|件|人|名)"
     r"|(?<![\w.])\d[\d,]*\.\d+(?![\w.]*\d)|\b\d{1,3}(?:,\d{3})+\b|(?<![\w.#])\d{3,}(?![\w.]*\d)"
-    r"|[〇一二三四五六七八九十百千万億兆]+(?:円|億円|万円|人|名|件|%)")
+    rf"|[{_KANJI_DIGITS}][{_KANJI_DIGITS}万億兆]*(?:億円|万円|円|人|名|件|%)")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: (?:[A-Z][a-z]+|de|van|von|da))+\b|（([^（）\s]{2,12}?)君）")
 _SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?)\s?:\s", re.M)
 _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応|\bwill (?:\w+ ){0,6}by\b"
-                   r"|\bowner\b.*\bdue\b|\bdue\b).*$", re.I | re.M)
+                   r"|\bowner\b.*\bdue\b|\bdue\b"
+                   # a task a meeting assigns: someone will / is going to <do something>, or "by next meeting"
+                   r"|\b(?:I|we|you|he|she|they|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'ll| will| shall| (?:is|are|am) "
+                   r"going to| (?:has|have|need) to)\s+(?:\w+\s+){0,2}?(?:send|write|prepare|check|look into|draft|"
+                   r"finish|update|e-?mail|call|contact|review|present|work on|bring|find out|set up|organi[sz]e|"
+                   r"schedule|share|put together|get back|circulate|investigate|test|fix|design|evaluate)\b"
+                   r"|\b(?:by|before|for|until) (?:the )?next (?:meeting|week|session|time)\b"
+                   r"|までに(?:対応|提出|確認|作成|送付)|対応する予定|担当する).*$", re.M)
 _NOT_NAMES = {"The", "This", "That", "And", "But", "So", "Okay", "Yes", "No", "Well", "Also", "Then", "Good",
               "Decision", "Decisions", "Subject", "Why", "Rollback", "Changed", "Note", "Notes", "Reminder",
               "Summary", "Result", "Answer", "Question", "Update", "Open", "Done", "Next", "Status", "Action",
@@ -101,14 +112,41 @@ def extract_facts(text: str) -> list[Fact]:
             continue  # a bare year: dates carry it
         before = re.findall(r"[A-Za-z][A-Za-z-]{2,}", text[max(0, m.start() - 40):m.start()])
         facts.append(Fact("amount", value, label=before[-1] if before else ""))
+    lowercase_words = set(re.findall(r"\b[a-z][a-z']+\b", text))
     names = {m.group(1) or m.group(0) for m in _NAME.finditer(text)} | set(_SPEAKER.findall(text))
-    for name in sorted(n for n in names if n and n.split()[0] not in _NOT_NAMES):
+    for name in sorted(n for n in names if n and _is_name(n, lowercase_words)):
         facts.append(Fact("name", name))
     for m in _TODO.finditer(text):
         line = m.group(0).strip()
         if 8 <= len(line) <= 400:
             facts.append(Fact("todo", line))
     return facts
+
+
+# Words that start a capitalised pair without being part of a name: fillers ("Uh If", "Um Roo") and
+# common words ("Yet Mars", "With Jacobs"), months and weekdays ("June").
+_NOT_NAME_WORDS = {"uh", "um", "mm", "hmm", "erm", "oh", "ah", "yeah", "okay", "ok", "so", "and", "but", "or",
+                   "yet", "with", "like", "if", "then", "when", "while", "after", "before", "as", "at", "in", "on",
+                   "of", "for", "from", "to", "by", "the", "a", "an", "this", "that", "these", "those", "it", "we",
+                   "i", "you", "he", "she", "they", "my", "our", "your", "his", "her", "their", "maybe", "well",
+                   "now", "just", "right", "yes", "no", "not", "all", "some", "any", "what", "who", "how", "why",
+                   "where", "which", "there", "here", "also", "still", "even", "only", "very", "is", "was", "are",
+                   "were", "be", "do", "did", "does", "has", "have", "had", "will", "would", "can", "could",
+                   "january", "february", "march", "april", "may", "june", "july", "august", "september",
+                   "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+                   "saturday", "sunday"}
+
+
+def _is_name(candidate: str, lowercase_words: set[str]) -> bool:
+    """A capitalised pair is a name only if none of its words is a common word: not in the list above and
+    not written in lowercase elsewhere in the text ("yet", "galaxy" are; "Stromberg" is not)."""
+    words = candidate.split()
+    if words[0] in _NOT_NAMES:
+        return False
+    if len(words) == 1 or not words[0].isascii():
+        return True            # a speaker label, or a Japanese name from a 君 marker
+    return not any(w.lower() in _NOT_NAME_WORDS or w.lower() in lowercase_words for w in words
+                   if w not in ("de", "van", "von", "da"))
 
 
 def fact_keys(text: str) -> set[str]:

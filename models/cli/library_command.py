@@ -5,8 +5,9 @@ import json
 import signal
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
-from precis.engine.errors import Cancelled, ExitCode
+from precis.engine.errors import BadInput, Cancelled, ExitCode
 from precis.engine.planning.memory_plan import MIB
 from precis.engine.runtime.protocol import CancelToken
 from precis.engine.storage.app_settings import load_settings
@@ -14,6 +15,7 @@ from precis.models.gguf.facts import read_model_facts
 from precis.models.library import hub
 from precis.models.library.bundled import display_name, resolve_model_path
 from precis.models.library.discovery import discover
+from precis.models.session.request import check_n_ctx
 
 
 def run(args) -> int:
@@ -56,6 +58,10 @@ def facts_dict(facts) -> dict:
 
 
 def _list(args) -> int:
+    check_n_ctx(args.n_ctx)
+    for folder in args.folder:
+        if not Path(folder).expanduser().is_dir():
+            raise BadInput(f"--folder {folder}: no such folder.")
     lib = discover(load_settings().model_folders + args.folder, n_ctx=args.n_ctx)
     if args.json:
         print(json.dumps({"models": [m.as_dict() for m in lib.models],

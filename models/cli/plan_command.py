@@ -7,10 +7,20 @@ from dataclasses import asdict
 
 from precis.engine.errors import ExitCode
 from precis.engine.planning.memory_plan import MIB
+from precis.models.cli.progress_line import PlanningProgress
 from precis.models.gguf.facts import read_model_facts
 from precis.models.library.bundled import display_name
 from precis.models.session.plan_text import memory_lines, plan_lines
-from precis.models.session.planner import memory_of, model_path_of, plan_with_vocab, read_documents, runtime_settings_of
+from precis.models.session.planner import (
+    announce_inputs,
+    input_notes,
+    memory_of,
+    model_path_of,
+    plan_with_vocab,
+    read_documents,
+    runtime_settings_of,
+    training_context_note,
+)
 from precis.models.session.request import request_from_args
 
 
@@ -21,8 +31,7 @@ def run(args) -> int:
     memory = memory_of(request, model_path)
     loaded = read_documents(request.files) if request.files else None
     if loaded is not None:
-        for path, error in loaded.errors:
-            print(f"precis: skipped {path}: {error}", file=sys.stderr)
+        announce_inputs(loaded, sys.stderr)
     measured = speeds = None
     if args.measure:
         from precis.engine.runtime.llama import LlamaRuntime
@@ -30,15 +39,21 @@ def run(args) -> int:
         with LlamaRuntime.load(facts.path, runtime_settings_of(request)) as runtime:
             measured = runtime.allocation
             speeds = measure_speeds(runtime, sample_document_text())
-    run_plan = plan_with_vocab(request, loaded.documents, model_path) if loaded else None
+    run_plan = plan_with_vocab(request, loaded.documents, model_path, PlanningProgress(sys.stderr)) if loaded else None
+    beyond = training_context_note(request, model_path)
+    if beyond and not args.json:
+        print(f"precis: warning: {beyond}", file=sys.stderr)
     if args.json:
-        out = {"model": str(facts.path), **memory.as_dict()}
+        out = {"model": str(facts.path), **memory.as_dict(), "n_ctx_train": facts.n_ctx_train,
+               "beyond_training_context": bool(beyond)}
         if measured is not None:
             out["measured"] = measured.as_dict()
             out["measured_speeds"] = asdict(speeds)
         if run_plan is not None:
             out.update(run_plan.as_dict())
-            out["unreadable"] = [{"file": str(p), "error": e} for p, e in loaded.errors]
+            notes = input_notes(loaded)
+            out["unreadable"], out["skipped"], out["warnings"] = notes["unreadable"], notes["skipped"], \
+                notes["warnings"]
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return ExitCode.OK
     print("\n".join(memory_lines(display_name(facts), facts.uses_swa, memory)))

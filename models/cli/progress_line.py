@@ -13,6 +13,7 @@ from precis.engine.events import (
     RunPlanned,
     TokensGenerated,
 )
+from precis.engine.planning.run_plan import duration_text
 from precis.models.session.progress import ProgressModel, clock_text
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -36,7 +37,9 @@ class ProgressLine:
         p = self.progress
         p.update(event)
         if isinstance(event, RunPlanned):
-            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy})"
+            estimate = f", about {duration_text(event.estimated_seconds)} at this machine's measured speed" \
+                if event.estimated_seconds else ""
+            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy}){estimate}"
                        + (f", resuming after {event.resumed_from}" if event.resumed_from else ""), final=True)
         elif isinstance(event, (RoundStarted, TokensGenerated)):
             if self.tty:
@@ -65,6 +68,25 @@ class ProgressLine:
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if final else ""))
         else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+class PlanningProgress:
+    """'planning: 12.3 of 60.0 million characters' on stderr while a long document is chunked: one
+    updating line on a terminal, a line per tenth in a log; nothing for short documents."""
+
+    def __init__(self, stream, min_chars: int = 1_000_000) -> None:
+        self.stream, self.min_chars, self.last_tenth = stream, min_chars, -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.min_chars:
+            return
+        text = f"planning: {done / 1e6:,.1f} of {total / 1e6:,.1f} million characters"
+        if self.stream.isatty():
+            self.stream.write("\r\033[K" + text + ("\n" if done >= total else ""))
+        elif done * 10 // total > self.last_tenth:
+            self.last_tenth = done * 10 // total
             self.stream.write(text + "\n")
         self.stream.flush()
 

@@ -11,12 +11,16 @@ from precis.engine.runs.state import list_runs
 def run(args) -> int:
     runs = list_runs()
     if args.json:
-        print(json.dumps([{"run_id": r.run_id, "status": r.status, "rounds": len(r.rounds), "files": r.files,
-                           "directory": str(r.directory), "message": r.message} for r in runs], indent=2))
+        print(json.dumps([{"run_id": r.run_id, "status": r.effective_status, "rounds": len(r.rounds),
+                           "files": r.files, "directory": str(r.directory), "message": r.message} for r in runs],
+                         indent=2))
         return ExitCode.OK
     if not runs:
         print("No saved runs.")
     for r in runs:
-        print(f"{r.run_id}  {r.status:<9} {len(r.rounds):>4} rounds  {', '.join(Path(f).name for f in r.files)}"
-              + ("  (resume: precis summarize --resume " + r.run_id + ")" if r.status != "finished" else ""))
+        status = r.effective_status
+        shown = "interrupted, resumable" if status == "interrupted" else status
+        print(f"{r.run_id}  {shown:<11} {len(r.rounds):>4} rounds  {', '.join(Path(f).name for f in r.files)}"
+              + ("  (resume: precis summarize --resume " + r.run_id + ")" if status not in ("finished", "running")
+                 else ""))
     return ExitCode.OK

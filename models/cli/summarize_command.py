@@ -10,13 +10,14 @@ import json
 import signal
 import sys
 
-from precis.engine.errors import BadInput
+from precis.engine.errors import BadInput, ExitCode
 from precis.engine.events import event_dict
 from precis.engine.runs.outputs import write_outputs
 from precis.engine.runtime.protocol import CancelToken
-from precis.models.cli.progress_line import ProgressLine, print_end
+from precis.models.cli.progress_line import PlanningProgress, ProgressLine, print_end
 from precis.models.session.job import ModelLoaded, RunReported, resume_request, run_job
-from precis.models.session.planner import read_documents
+from precis.models.session.planner import announce_inputs, input_notes, read_documents
+from precis.models.session.preflight import preflight
 from precis.models.session.request import request_from_args
 
 
@@ -28,8 +29,17 @@ def run(args) -> int:
     if not request.files:
         raise BadInput("No documents given. Usage: precis summarize FILES... (or --resume RUN)")
     loaded = read_documents(request.files)
-    for path, error in loaded.errors:
-        print(f"precis: skipped {path}: {error}", file=sys.stderr)
+    announce_inputs(loaded, sys.stderr)
+    checked = preflight(request.out, request.archive_date, sum(len(d.text.encode("utf-8")) for d in loaded.documents))
+    try:
+        for path in checked.replacing:
+            print(f"precis: {path} exists and will be replaced", file=sys.stderr)
+        return _run(args, request, loaded, resume_state, checked)
+    finally:
+        checked.lock.release()
+
+
+def _run(args, request, loaded, resume_state, checked) -> int:
     emit = _json_emitter() if args.json_events else ProgressLine(sys.stderr)
     runtimes = []
 
@@ -42,7 +52,8 @@ def run(args) -> int:
     previous = {sig: signal.signal(sig, lambda *_: cancel.cancel()) for sig in (signal.SIGINT, signal.SIGTERM)}
     reported = None
     try:
-        for event in run_job(request, loaded.documents, runtime_for, cancel, resume_state):
+        for event in run_job(request, loaded.documents, runtime_for, cancel, resume_state, input_notes(loaded),
+                             PlanningProgress(sys.stderr)):
             if isinstance(event, RunReported):
                 reported = event
             elif not isinstance(event, ModelLoaded):
@@ -52,7 +63,12 @@ def run(args) -> int:
             signal.signal(sig, handler)
         for runtime in runtimes:
             runtime.close()
-    paths = write_outputs(request.out, reported.report, reported.state)
+    try:
+        paths = write_outputs(checked.out, reported.report, reported.state)
+    except OSError as exc:     # checked before the run, but a disk can fill or a folder vanish meanwhile
+        print(f"precis: could not write the results into {checked.out} ({exc.strerror or exc}); they are saved in "
+              f"{reported.state.directory}", file=sys.stderr)
+        return ExitCode.FAILED
     if not args.json_events:
         print_end(reported, paths, sys.stderr)
     if reported.outcome == "failed":

@@ -52,10 +52,75 @@ def endpoint() -> str | None:
     return os.environ.get("PRECIS_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT") or None
 
 
+# One HTTP client configuration for every Hub call. huggingface-hub 2.4's own client has no timeout at
+# all: against a server that accepts the connection and never answers, `precis models search` hung
+# (15 minutes observed). Connect fails fast; a read that stalls this long fails and is retried.
+RETRIES = 2                       # after the first try, on timeouts, dropped connections, 429 and 5xx
+RETRY_BACKOFF_S = 1.0
+_configured_for: tuple[float, float] | None = None
+
+
+def timeouts() -> tuple[float, float]:
+    """(connect, read) seconds; PRECIS_HUB_CONNECT_TIMEOUT / PRECIS_HUB_READ_TIMEOUT change them."""
+    return (float(os.environ.get("PRECIS_HUB_CONNECT_TIMEOUT", "5")),
+            float(os.environ.get("PRECIS_HUB_READ_TIMEOUT", "30")))
+
+
+def _configure_http() -> None:
+    global _configured_for
+    connect, read = timeouts()
+    if _configured_for == (connect, read):
+        return
+    import httpx2
+    from huggingface_hub import constants, set_client_factory
+    from huggingface_hub.utils._http import hf_request_event_hook
+
+    # huggingface-hub 2.4 also fetches an "agent harness" registry from huggingface.co to build its
+    # user agent (telemetry), whatever endpoint is set: Precis sends nothing it does not need to.
+    constants.HF_HUB_DISABLE_TELEMETRY = True
+    limits = httpx2.Timeout(read, connect=connect)
+
+    class TimeoutTransport(httpx2.HTTPTransport):
+        """Some huggingface-hub calls pass timeout=None per request (pagination): never wait forever."""
+
+        def handle_request(self, request):
+            asked = request.extensions.get("timeout") or {}
+            request.extensions["timeout"] = {k: asked.get(k) or v for k, v in limits.as_dict().items()}
+            return super().handle_request(request)
+
+    def factory():
+        return httpx2.Client(event_hooks={"request": [hf_request_event_hook]}, follow_redirects=True,
+                             timeout=limits, transport=TimeoutTransport())
+    set_client_factory(factory)
+    _configured_for = (connect, read)
+
+
 def _api():
     _check_reachable()
+    _configure_http()
     from huggingface_hub import HfApi
     return HfApi(endpoint=endpoint())
+
+
+def _with_retries(call, what: str):
+    """``call()``, retried a bounded number of times on timeouts, dropped connections, 429 and 5xx."""
+    import time
+
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+    for attempt in range(RETRIES + 1):
+        try:
+            return call()
+        except (httpx2.TimeoutException, httpx2.NetworkError, HfHubHTTPError) as exc:
+            status = getattr(getattr(exc, "response", None), "status_code", 0) or 0
+            transient = not isinstance(exc, HfHubHTTPError) or status == 429 or status >= 500
+            if not transient or attempt == RETRIES:
+                raise _explain(exc, what) from exc
+            time.sleep(RETRY_BACKOFF_S * 2 ** attempt)
+        except HubError:
+            raise
+        except Exception as exc:  # other errors of several libraries: each gets a clear message
+            raise _explain(exc, what) from exc
 
 
 def _check_reachable(timeout_s: float = 3.0) -> None:
@@ -77,18 +142,30 @@ def _explain(exc: Exception, what: str) -> HubError:
     if isinstance(exc, (RepositoryNotFoundError, EntryNotFoundError)) or \
             isinstance(exc, HfHubHTTPError) and getattr(exc.response, "status_code", 0) == 404:
         return HubError(f"{what}: not found on the Hub (check the repository and file name).")
+    if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        return HubError(f"{what}: the Hugging Face Hub did not answer within {timeouts()[1]:g} s ({RETRIES + 1} "
+                        "tries). Your local models keep working; try again later.")
     if isinstance(exc, (httpx.ConnectError, httpx.TimeoutException, httpx.NetworkError, OSError)):
         return HubError(f"{what}: the Hugging Face Hub cannot be reached (no network?). Your local models keep "
                         "working; try again when online.")
-    return HubError(f"{what}: the Hub answered with an error ({exc}).")
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    return HubError(f"{what}: the Hub answered with an error{f' (HTTP {status})' if status else ''}: {exc}.")
 
 
 def search(query: str, limit: int = 20) -> list[HubRepo]:
-    try:
-        found = _api().list_models(search=query, filter="gguf", sort="downloads", limit=limit)
-        return [HubRepo(m.id, int(m.downloads or 0), int(m.likes or 0)) for m in found]
-    except Exception as exc:  # network and HTTP errors of several libraries: each gets a clear message
-        raise _explain(exc, f"Searching for {query!r}") from exc
+    """GGUF repositories matching ``query``, most downloaded first. One page of the Hub's model search,
+    asked directly: huggingface-hub's paginated listing retries a silent server for half a minute
+    on its own, under the bounded retries here."""
+    api = _api()
+
+    def call():
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+        response = get_session().get(f"{api.endpoint}/api/models", headers=build_hf_headers(),
+                                     params={"search": query, "filter": "gguf", "sort": "downloads",
+                                             "direction": -1, "limit": limit})
+        hf_raise_for_status(response)
+        return [HubRepo(m["id"], int(m.get("downloads") or 0), int(m.get("likes") or 0)) for m in response.json()]
+    return _with_retries(call, f"Searching for {query!r}")
 
 
 def quantization_of(filename: str) -> str:
@@ -102,11 +179,10 @@ def badge_for(size_bytes: int, available: int | None = None) -> str:
     return "fits" if need <= SAFE_FRACTION * available else "tight" if need <= available else "won't fit"
 
 
-def list_files(repo_id: str) -> list[HubFile]:
-    try:
-        info = _api().model_info(repo_id, files_metadata=True)
-    except Exception as exc:
-        raise _explain(exc, f"Listing {repo_id}") from exc
+def list_files(repo_id: str, what: str = "") -> list[HubFile]:
+    api = _api()
+    info = _with_retries(lambda: api.model_info(repo_id, files_metadata=True),
+                         what or f"Listing the files of {repo_id}")
     available = available_ram_bytes()
     files = []
     for s in info.siblings or []:
@@ -131,11 +207,12 @@ def download(repo_id: str, filename: str, progress=None, cancel=None) -> Path:
     connections within one call, but since 2.x deletes its temporary file when a call fails; the
     partial file is kept here so a cancelled or failed download resumes in a later session too.
     """
+    _configure_http()
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
     from huggingface_hub.utils import tqdm as base_tqdm
-    files = {f.filename: f for f in list_files(repo_id)}
+    files = {f.filename: f for f in list_files(repo_id, f"Downloading {filename}")}
     if filename not in files:
         raise HubError(f"{repo_id} has no GGUF file named {filename!r}. Files: {', '.join(sorted(files)) or 'none'}.")
     expected = files[filename]

@@ -15,6 +15,7 @@ from precis.engine.documents.loading import Document
 from precis.engine.errors import BadInput, ExitCode
 from precis.engine.events import RunFinished
 from precis.engine.planning.run_plan import RunPlan
+from precis.engine.runs.outputs import write_outputs
 from precis.engine.runs.report import RunReport, make_report
 from precis.engine.runs.run import RunOptions, new_state, run_summary
 from precis.engine.runs.state import RunState, check_resumable, load_state
@@ -22,7 +23,7 @@ from precis.engine.runtime.protocol import CancelToken, SamplingParams
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import record_speeds
 from precis.engine.summary.guard import GuardSettings
-from precis.models.session.planner import check_memory, model_path_of, plan_run, runtime_settings_of
+from precis.models.session.planner import check_memory, model_path_of, plan_run, runtime_settings_of, strategy_of
 from precis.models.session.request import RunRequest
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ RuntimeFor = Callable[[Path, RuntimeSettings], tuple]
 def run_options(request: RunRequest) -> RunOptions:
     return RunOptions(request.strategy, skip_noise=request.skip_noise,
                       guard=GuardSettings(shrink_ratio=request.collapse_ratio), sampling=SamplingParams(),
-                      max_rounds=request.max_rounds)
+                      max_rounds=request.max_rounds, summary_words=request.summary_words)
 
 
 def resume_request(run: str) -> tuple[RunRequest, RunState]:
@@ -71,7 +72,8 @@ def resume_request(run: str) -> tuple[RunRequest, RunState]:
 
 
 def run_job(request: RunRequest, documents: list[Document], runtime_for: RuntimeFor,
-            cancel: CancelToken | None = None, resume: RunState | None = None):
+            cancel: CancelToken | None = None, resume: RunState | None = None, inputs: dict | None = None,
+            plan_progress=None):
     """Generator: ModelLoaded (when the model was loaded for this job), the engine's events, RunReported.
 
     Bad input and load failures raise (PrecisError) before any round; after that, the engine ends
@@ -79,15 +81,21 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
     """
     cancel = cancel or CancelToken()
     model_path = model_path_of(request)
+    request = request.with_changes(strategy=strategy_of(request, model_path))
     settings = runtime_settings_of(request)
     check_memory(request, model_path)
     runtime, loaded_now = runtime_for(model_path, settings)
     if loaded_now:
         yield ModelLoaded(getattr(runtime, "allocation", None))
-    plan = plan_run(request, runtime, documents, model_path)
+    plan = plan_run(request, runtime, documents, model_path, plan_progress)
+    if plan.rounds > request.max_rounds:
+        raise BadInput(f"The plan has {plan.rounds:,} rounds, more than the cap of {request.max_rounds:,} "
+                       "(--max-rounds). Split the document, use a larger context, or raise the cap.")
     options = run_options(request)
     files = [str(Path(f).resolve()) for f in request.files] or [str(d.path) for d in documents]
     state = new_state(plan, model_path, settings.as_dict(), options, files, request.as_dict())
+    state.inputs = inputs or {"warnings": [{"file": str(d.path), "warning": w} for d in documents
+                                            for w in d.warnings]}
     if resume is not None:
         check_resumable(resume, state)
         state = resume
@@ -103,6 +111,7 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
                                "kept; please report this.", str(state.directory), ExitCode.FAILED)
     report = make_report(runtime, plan, state)
     record_measured_speeds(model_path, settings, report)
+    write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
     exit_code = {"finished": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(
         finished.outcome, finished.exit_code or ExitCode.MODEL)
     yield RunReported(finished.outcome, finished.message, int(exit_code), report, state, plan)

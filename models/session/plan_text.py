@@ -26,6 +26,10 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
                       f"{b.summary_in_cap:,} + chunk {b.chunk_budget:,} + summary out {b.summary_out_cap:,} + margin "
                       f"{b.margin:,} tokens"
                       + (f" (overlap {b.overlap_tokens:,} of the chunk)" if b.overlap_tokens else ""))]
+    if b.context_chunk_budget > b.chunk_budget:
+        lines.append(PlanLine(f"Chunks of {b.chunk_budget:,} tokens: the context allows {b.context_chunk_budget:,}, "
+                              f"but models of this size summarize best at {b.effective_chunk_tokens:,} or less "
+                              "(docs/quality.md)"))
     if per_document:
         for d in plan.documents:
             bounds: dict[str, int] = {}
@@ -67,3 +71,20 @@ def memory_lines(model_name: str, uses_swa: bool, plan: MemoryPlan) -> list[str]
              f"  -> {plan.verdict}",
              f"  largest context that fits: {plan.max_n_ctx:,} tokens"]
     return rows
+
+
+LONG_RUN_SECONDS = 4 * 3600          # a run estimated longer than this is confirmed first
+LONG_RUN_ROUNDS = 500                # without a measured speed, this many rounds is confirmed first
+
+
+def long_run_warning(plan) -> str:
+    """Empty, or why this plan deserves a second thought before it starts."""
+    e = plan.estimate
+    if e is not None and e.seconds is not None and e.seconds > LONG_RUN_SECONDS:
+        return (f"This plan has {plan.rounds:,} rounds: about {duration_text(e.seconds)} on this machine. "
+                "Run it anyway? (A larger context or fewer documents make it shorter.)")
+    if (e is None or e.seconds is None) and plan.rounds > LONG_RUN_ROUNDS:
+        work = f" ({e.evaluated_tokens:,} prompt tokens to process, {e.generated_tokens:,} to generate)" if e else ""
+        return (f"This plan has {plan.rounds:,} rounds{work}. Its time is unknown until this model has run on this "
+                "machine, and it will be long. Run it anyway?")
+    return ""

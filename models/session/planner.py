@@ -15,7 +15,8 @@ from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import known_speeds
 from precis.models.gguf.facts import read_model_facts
 from precis.models.library.bundled import resolve_model_path
-from precis.models.session.request import RunRequest
+from precis.models.library.profiles import ModelProfile, profile_for
+from precis.models.session.request import AUTO, RunRequest
 
 
 def model_path_of(request: RunRequest) -> Path:
@@ -42,13 +43,49 @@ def read_documents(paths) -> LoadedDocuments:
     return loaded
 
 
+def input_notes(loaded: LoadedDocuments) -> dict:
+    """What reading the inputs skipped or guessed, for the run report and the person."""
+    return {"unreadable": [{"file": str(p), "error": e} for p, e in loaded.errors],
+            "skipped": [str(p) for p in loaded.skipped],
+            "warnings": [{"file": str(d.path), "warning": w} for d in loaded.documents for w in d.warnings]}
+
+
+def announce_inputs(loaded: LoadedDocuments, stream) -> None:
+    for path, error in loaded.errors:
+        print(f"precis: skipped {path}: {error}", file=stream)
+    if loaded.skipped:
+        names = ", ".join(p.name for p in loaded.skipped[:6]) + (" …" if len(loaded.skipped) > 6 else "")
+        print(f"precis: skipped {len(loaded.skipped)} file(s) of a type Precis does not read: {names}", file=stream)
+    for doc in loaded.documents:
+        for warning in doc.warnings:
+            print(f"precis: {doc.name}: {warning}", file=stream)
+
+
 def memory_of(request: RunRequest, model_path: Path | None = None) -> MemoryPlan:
     facts = read_model_facts(model_path or model_path_of(request))
     return plan_memory(facts, runtime_settings_of(request), available_ram_bytes())
 
 
+def training_context_note(request: RunRequest, model_path: Path) -> str:
+    """Empty, or what happens past the model's training context."""
+    facts = read_model_facts(model_path)
+    if facts.n_ctx_train and request.n_ctx > facts.n_ctx_train:
+        return (f"A context of {request.n_ctx:,} tokens is beyond the {facts.n_ctx_train:,} {facts.name} was trained "
+                "on: quality degrades past it unless the model has RoPE scaling configured.")
+    return ""
+
+
+def check_training_context(request: RunRequest, model_path: Path) -> None:
+    note = training_context_note(request, model_path)
+    if note and not request.beyond_training_context:
+        facts = read_model_facts(model_path)
+        raise BadInput(f"{note} Use --n-ctx {facts.n_ctx_train} (the training context), or add "
+                       "--beyond-training-context to run anyway.")
+
+
 def check_memory(request: RunRequest, model_path: Path) -> MemoryPlan:
     """The memory plan, refused before anything loads when it won't fit."""
+    check_training_context(request, model_path)
     memory = memory_of(request, model_path)
     if memory.verdict == "won't fit":
         raise BadInput(f"A context of {request.n_ctx:,} tokens needs about {memory.total_bytes / MIB:,.0f} MiB, more "
@@ -57,15 +94,33 @@ def check_memory(request: RunRequest, model_path: Path) -> MemoryPlan:
     return memory
 
 
-def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_path: Path | None) -> RunPlan:
-    """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, or vocab-only)."""
+def profile_of(model_path: Path | None) -> ModelProfile | None:
+    return profile_for(read_model_facts(model_path).parameter_count) if model_path else None
+
+
+def strategy_of(request: RunRequest, model_path: Path | None) -> str:
+    """The strategy to run: the request's, or with "auto" the one the model's size profile names."""
+    if request.strategy != AUTO:
+        return request.strategy
+    profile = profile_of(model_path)
+    return profile.default_strategy if profile else "rolling"
+
+
+def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_path: Path | None,
+             progress=None) -> RunPlan:
+    """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, or vocab-only). The
+    chunk is the smaller of what the context allows and what the model's size writes best at."""
     speeds = known_speeds(model_path, runtime_settings_of(request).n_threads) if model_path else None
+    overrides = request.budget_overrides()
+    if overrides["max_chunk_tokens"] is None:
+        profile = profile_of(model_path)
+        overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
     return build_plan(tokenizer, layout_of(request), request.n_ctx, summary_texts(documents, request.per_file),
-                      speeds, **request.budget_overrides())
+                      speeds, progress, **overrides)
 
 
-def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path) -> RunPlan:
+def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path, progress=None) -> RunPlan:
     """The plan with the model's tokenizer alone (a vocab-only load: no weights, ~0.2 s)."""
     from precis.engine.runtime.llama import LlamaRuntime
     with LlamaRuntime.load(model_path, runtime_settings_of(request), vocab_only=True) as tokenizer:
-        return plan_run(request, tokenizer, documents, model_path)
+        return plan_run(request, tokenizer, documents, model_path, progress)

@@ -17,8 +17,10 @@ from precis.engine.prompts.presets import DEFAULT_PRESET
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES
 from precis.engine.summary.guard import GuardSettings
 from precis.engine.summary.strategies import STRATEGY_NAMES
+from precis.models.session.preflight import validate_date
 
 PLAN, SUMMARIZE = "plan", "summarize"
+AUTO = "auto"                       # the strategy the model's size profile names
 BOTH = (PLAN, SUMMARIZE)
 
 
@@ -42,7 +44,11 @@ class RunRequest:
                           flag="--kv-type", choices=KV_TYPES)
     swa_full: bool = option(False, "full-size cache for sliding-window layers (more memory, prefix reuse always works)",
                             flag="--swa-full", action="store_true")
-    strategy: str = option("rolling", "how the summary is built", flag="--strategy", choices=STRATEGY_NAMES,
+    beyond_training_context: bool = option(False, "allow a context longer than the model was trained on (quality "
+                                           "degrades there unless the model has RoPE scaling configured)",
+                                           flag="--beyond-training-context", action="store_true")
+    strategy: str = option(AUTO, "how the summary is built; auto: the default for the model's size "
+                           "(resources/model_profiles.json)", flag="--strategy", choices=(AUTO, *STRATEGY_NAMES),
                            commands=(SUMMARIZE,))
     per_file: bool = option(False, "one summary per file instead of one bundle in order", flag="--per-file",
                             action="store_true")
@@ -60,6 +66,12 @@ class RunRequest:
                                 type=int, metavar="N")
     overlap: int = option(0, "tokens of the previous chunk repeated at the start of the next", flag="--overlap",
                           type=int, metavar="N")
+    max_chunk_tokens: int | None = option(None, "cap on each chunk's tokens (default: the size models of this size "
+                                          "summarize best, or what the context allows if smaller)",
+                                          flag="--chunk-tokens", type=int, metavar="N")
+    summary_words: int | None = option(None, "length of the written summary in words, notes strategy (default: "
+                                       "from the document's length)", flag="--summary-words", type=int,
+                                       commands=(SUMMARIZE,), metavar="N")
     skip_noise: bool | None = option(None, "send log/tool-only parts to the model too (default: as the preset says)",
                                      flag="--no-skip-noise", commands=(SUMMARIZE,), action="store_const",
                                      const=False)
@@ -90,20 +102,41 @@ class RunRequest:
     def budget_overrides(self) -> dict:
         """The budget's keyword names for the caps the person set (None: the budget's default)."""
         return {"summary_out_cap": self.summary_cap, "summary_in_cap": self.summary_in_cap, "margin": self.margin,
-                "overlap_tokens": self.overlap}
+                "overlap_tokens": self.overlap, "max_chunk_tokens": self.max_chunk_tokens}
 
     def validate(self) -> "RunRequest":
-        if self.n_ctx <= 0 or self.n_ctx % CTX_PAD_TOKENS:
-            raise BadInput(f"--n-ctx must be a positive multiple of {CTX_PAD_TOKENS}, not {self.n_ctx}.")
+        check_n_ctx(self.n_ctx)
         if self.kv_type not in KV_TYPES:
             raise BadInput(f"--kv-type must be one of {', '.join(KV_TYPES)}, not {self.kv_type!r}.")
-        if self.strategy not in STRATEGY_NAMES:
-            raise BadInput(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}, not {self.strategy!r}.")
+        if self.strategy not in (AUTO, *STRATEGY_NAMES):
+            raise BadInput(f"--strategy must be one of auto, {', '.join(STRATEGY_NAMES)}, not {self.strategy!r}.")
+        if self.max_chunk_tokens is not None and self.max_chunk_tokens < 256:
+            raise BadInput("--chunk-tokens must be at least 256.")
         if not 0 < self.collapse_ratio < 1:
             raise BadInput(f"--collapse-ratio must be between 0 and 1, not {self.collapse_ratio}.")
         if self.max_rounds < 1:
             raise BadInput("--max-rounds must be at least 1.")
+        if self.date:
+            validate_date(self.date)
         return self
+
+
+MAX_N_CTX = 1 << 20          # no model Precis can load has a longer context
+
+
+def check_n_ctx(n_ctx: int, flag: str = "--n-ctx") -> int:
+    """A context length Precis can use: a positive multiple of 256, within what any model offers."""
+    if n_ctx <= 0:
+        raise BadInput(f"{flag} must be a positive number of tokens, a multiple of {CTX_PAD_TOKENS} (like 4096), "
+                       f"not {n_ctx}.")
+    if n_ctx > MAX_N_CTX:
+        raise BadInput(f"{flag} {n_ctx:,} is longer than any model's context (at most {MAX_N_CTX:,} tokens); use the "
+                       "model's training context or less (`precis models inspect MODEL` shows it).")
+    if n_ctx % CTX_PAD_TOKENS:
+        lower = n_ctx // CTX_PAD_TOKENS * CTX_PAD_TOKENS
+        raise BadInput(f"{flag} must be a multiple of {CTX_PAD_TOKENS} (llama.cpp pads to it anyway): use "
+                       f"{max(lower, CTX_PAD_TOKENS)} or {lower + CTX_PAD_TOKENS}, not {n_ctx}.")
+    return n_ctx
 
 
 # ----- the command line's form of the request ------------------------------------------------------

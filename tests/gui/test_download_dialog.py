@@ -1,7 +1,7 @@
 """The download dialog against the local Hub server: search, badges, background download, cancel."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QPushButton
 
 from precis import gui
 from precis.models.library import hub
@@ -58,3 +58,33 @@ def test_no_network_is_a_message_not_a_crash(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: "cannot be reached" in dialog.message.text(), timeout=10_000)
     assert window.findChild(QComboBox, "modelSelector").count() >= 3     # local models still listed
     window.shutdown()
+
+
+def test_the_bundled_model_says_summaries_will_be_rough_and_a_recommendation_downloads(qtbot, tmp_path,
+                                                                                       monkeypatch):
+    from precis.models.library.curated import curated_models
+    monkeypatch.setenv("PRECIS_TOOL_HOME", str(tmp_path / "user"))
+    first = curated_models()[0]
+    data = write_gguf(tmp_path / "q.gguf", *llama_like("qwen2", n_embd=512, n_vocab=4000)).read_bytes()
+    with HubServer() as server:
+        server.state.repos[first.repo] = {"downloads": 1, "files": {first.file: data}}
+        monkeypatch.setenv("PRECIS_HF_ENDPOINT", server.url)
+        window = gui.create_main_window(runtime_factory=fake_factory())
+        qtbot.addWidget(window)
+        window.show()
+        notice = window.model_panel.rough_notice
+        assert notice.isVisible() and "will be rough" in window.model_panel.rough_label.text()
+        window.model_panel.findChild(QPushButton, "betterModelButton").click()
+        dialog = window.download_dialog
+        assert dialog is not None and dialog.isVisible()
+        rows = dialog.recommended
+        assert rows.topLevelItemCount() == len(curated_models())
+        assert all(rows.topLevelItem(i).text(3) in ("fits", "tight", "won't fit") for i in range(rows.topLevelItemCount()))
+        rows.setCurrentItem(rows.topLevelItem(0))
+        dialog.download_recommended()
+        qtbot.waitUntil(lambda: dialog.last_path.endswith(first.file), timeout=20_000)
+        qtbot.waitUntil(lambda: "qwen2" in window.model_panel.facts_label.text(), timeout=10_000)
+        from precis.models.library.profiles import profile_for  # the notice follows the selected model's size
+        assert notice.isVisible() == profile_for(window.model_panel.facts.parameter_count).rough
+        dialog.close()
+        window.shutdown()

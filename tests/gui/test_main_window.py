@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -48,9 +49,10 @@ def _drop(window, paths: list[Path]) -> None:
 def make_window(qtbot):
     windows = []
 
-    def make(**kwargs):
+    def make(strategy="rolling", **kwargs):
         window = gui.create_main_window(**kwargs)
         qtbot.addWidget(window)
+        window.rules.strategy.setCurrentText(strategy)   # these tests follow the rolling loop's rounds
         window.show()
         windows.append(window)
         return window
@@ -283,3 +285,47 @@ def test_a_corrupt_gguf_is_refused_and_the_model_kept(make_window, tmp_path):
     assert window.model_panel.select_model(bad) is False
     assert window.error_dialog is not None and "broken.gguf" in window.error_dialog.text()
     assert "SmolLM2" in window.model_panel.facts_label.text()
+
+
+def test_clicking_a_summary_lines_references_shows_its_quotes_in_the_source(make_window, qtbot, tmp_path):
+    factory = fake_factory()
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    window.add_documents([_day_file(tmp_path, sessions=3, noise=())])
+    window.rules.strategy.setCurrentText("notes")
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)
+    window.start_run()
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
+    evidence = window.results.evidence
+    html_text = evidence.summary_view.toHtml()
+    first = re.search(r"href=\"(notes:[^\"]+)\"", html_text).group(1)       # a link on a summary line
+    evidence.summary_view.anchorClicked.emit(QUrl(first))
+    shown = evidence.evidence_view.toPlainText()
+    note_id = int(first.rsplit(":", 1)[1].split(",")[0])
+    note = next(n for n in window.run.state.notes["day.txt"] if n["id"] == note_id)
+    assert note["quote"] in shown and f"part {note['part'] + 1}" in shown
+    assert "background-color:#fff176" in evidence.evidence_view.toHtml().replace(" ", "")   # highlighted
+
+
+def test_a_very_long_plan_asks_before_it_runs_and_run_waits_for_the_plan(make_window, qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr("precis.models.session.plan_text.LONG_RUN_ROUNDS", 3)      # a "very long" plan, made small
+    factory = fake_factory()
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    window.add_documents([_day_file(tmp_path, sessions=6, noise=())])
+    assert not window.findChild(QPushButton, "runButton").isEnabled()     # no Run before a plan exists
+    qtbot.waitUntil(lambda: window.plan is not None, timeout=10_000)
+    assert window.plan.rounds > 3
+    window.findChild(QPushButton, "runButton").click()
+    box = window.confirm_dialog
+    assert box.isVisible() and f"{window.plan.rounds:,} rounds" in box.text() and not window.run.running
+    box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
+
+
+def test_a_document_read_with_a_guess_says_so_in_the_list(make_window, qtbot, tmp_path):
+    window = make_window(runtime_factory=fake_factory())
+    path = tmp_path / "notes.txt"
+    path.write_bytes("Begoña measured 12 m² of the naïve café floor.\n".encode("cp1252") * 3)
+    window.add_documents([path])
+    qtbot.waitUntil(lambda: not window.documents.reading, timeout=10_000)
+    item = window.findChild(QListWidget, "documentList").item(0)
+    assert "read as cp1252" in item.text() and "sure" in item.toolTip()

@@ -18,6 +18,7 @@ def test_sample_document_runs_to_the_end_in_the_window(qtbot, tmp_path, sample_d
     qtbot.addWidget(window)
     window.show()
     window.add_documents([source])
+    window.rules.strategy.setCurrentText("rolling")
     window.model_panel.set_n_ctx(2048)
     qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=30_000)
     planned = window.plan.rounds

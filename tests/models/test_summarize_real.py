@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.prompts.presets import load_preset
 from precis.engine.runtime.llama import LlamaRuntime
 from precis.engine.runtime.settings import RuntimeSettings
+from precis.engine.summary.scaffold import scaffold_lines
 from precis.models.cli.main import main
 from tests.conftest import CORPUS_DIR, REPO_ROOT
 
@@ -53,8 +55,9 @@ def _check_run(out_dir, source_text, smollm2_path, events):
     return run
 
 
-def _summarize(args, capsys):
-    code = main(["summarize", *args, "--n-ctx", "2048", "--date", "2026-11-27", "--json-events"])
+def _summarize(args, capsys, strategy="rolling"):
+    code = main(["summarize", *args, "--n-ctx", "2048", "--date", "2026-11-27", "--json-events",
+                 "--strategy", strategy])
     captured = capsys.readouterr()
     events = [json.loads(line) for line in captured.out.splitlines() if line.strip()]
     return code, events, captured.err
@@ -87,7 +90,7 @@ def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_docume
     source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
     env = {**os.environ, "PRECIS_HOME": str(precis_home)}
     cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date", "2026-11-27",
-           "--out", str(tmp_path / "out"), "--json-events"]
+           "--out", str(tmp_path / "out"), "--json-events", "--strategy", "rolling"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run_id = None
     for line in proc.stdout:
@@ -124,3 +127,25 @@ def test_stuff_too_long_for_the_context_exits_2_with_the_fix(tmp_path, capsys, s
     err = capsys.readouterr().err
     assert code == 2
     assert "does not fit in one call" in err and "Use the rolling strategy" in err
+
+
+def test_the_bundled_model_through_notes_gives_only_lines_linked_to_verified_quotes(tmp_path, capsys,
+                                                                                  sample_document):
+    """SmolLM2-135M writes poor prose; what it hands the user still holds nothing unverifiable."""
+    source = tmp_path / "day.txt"
+    text = sample_document.read_text(encoding="utf-8")[:7000]
+    source.write_text(text, encoding="utf-8")
+    code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys, strategy="notes")
+    assert code == 0, err
+    run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
+    assert run["strategy"] == "notes" and run["outcome"] == "finished"
+    notes = {n["id"]: n for n in run["evidence"]["day.txt"]["notes"]}
+    assert notes
+    for n in notes.values():                                     # every quote is the document's own text
+        assert text[n["start_char"]:n["end_char"]] == n["quote"]
+    summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    body = summary_md.split("### Sources")[0].split("\n", 2)[2]
+    lines = [ln for ln in body.splitlines() if ln.strip() and not ln.startswith(("#", ">"))]
+    assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
+    assert not scaffold_lines(body)
+    assert not re.search(r"</?[a-z_]+>|existing summary|new content|\?\s*$", body, re.I | re.M)

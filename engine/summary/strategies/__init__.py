@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from precis.engine.summary.strategies.map_reduce import run_map_reduce
+from precis.engine.summary.strategies.notes import run_notes
 from precis.engine.summary.strategies.rolling import run_rolling
 from precis.engine.summary.strategies.stuff import run_stuff
 
@@ -28,6 +29,8 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("map-reduce", "Map-reduce (each part alone, then merged level by level)", run_map_reduce,
              lambda doc: 2 * len(doc.chunks) - 1),
     Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc: 1),
+    Strategy("notes", "Evidence-linked notes (each part's facts with verified quotes, then one writing pass)",
+             run_notes, lambda doc: len(doc.chunks) + max(1, len(doc.chunks) // 2)),
 )}
 STRATEGY_NAMES = tuple(STRATEGIES)
 

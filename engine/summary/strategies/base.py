@@ -1,4 +1,4 @@
-"""What every strategy needs: one guarded model call, round records, checkpoints, salvage."""
+"""What every strategy needs: one guarded model call, round records, checkpoints, the part fallback."""
 from __future__ import annotations
 
 import time
@@ -17,9 +17,9 @@ from precis.engine.events import (
 from precis.engine.planning.budget import Budget
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout, retry_reminder
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
-from precis.engine.summary.facts import extract_facts
 from precis.engine.summary.guard import GuardSettings, check_reply, clean_reply, looping_tail
-from precis.engine.summary.noise import substantive_text
+from precis.engine.summary.language import wrong_language
+from precis.engine.summary.scaffold import strip_scaffold
 
 if TYPE_CHECKING:   # the run state is handed in; the strategies never load or create one
     from precis.engine.runs.state import RunState
@@ -30,11 +30,12 @@ LOOP_CHECK_TOKENS = 32            # check for a repetition loop every this many 
 
 @dataclass
 class CallResult:
-    reply: str                    # cleaned
+    reply: str                    # cleaned: preamble, fences and scaffolding lines removed
     raw: str
     stats: object
     seconds: float
     stopped_for_loop: bool = False
+    scaffold: list[str] = field(default_factory=list)   # lines stripped from the reply as scaffolding
 
 
 @dataclass
@@ -48,6 +49,7 @@ class RunContext:
     sampling: SamplingParams = field(default_factory=SamplingParams)
     skip_noise: bool = True
     max_rounds: int = 10_000      # a hard cap: a plan can never run away
+    summary_words: int | None = None   # the written summary's length (notes strategy); None: from the document
 
     def __post_init__(self) -> None:
         self.renderer = PromptRenderer(self.runtime)
@@ -98,7 +100,8 @@ class RunContext:
         stats = self.runtime.last_call
         if loop:
             stats.stopped_by = "loop"
-        return CallResult(clean_reply(raw), raw, stats, time.perf_counter() - started, loop)
+        reply, scaffold = strip_scaffold(clean_reply(raw))
+        return CallResult(reply, raw, stats, time.perf_counter() - started, loop, scaffold)
 
     # ----- records and checkpoints -------------------------------------------------------------
     def finish_round(self, record: RoundRecord, document: str, summary: str):
@@ -129,13 +132,14 @@ class RunContext:
             stopped_by=last.stats.stopped_by if last else "",
             summary=summary, summary_in=summary_in, reply=last.raw if last else "")
 
-    # ----- a guarded round: call, check, retry stricter, salvage -------------------------------
+    # ----- a guarded round: call, check, retry stricter, fall back to the part's notes -------------
     def guarded_round(self, index: int, kind: str, messages_for, previous: str, source: str, max_tokens: int,
-                      total: int, chunk_index: int, chunk_tokens: int):
+                      total: int, chunk_index: int, chunk_tokens: int, fallback):
         """Generator for one round with collapse repair. ``messages_for(reminder)`` builds the prompt.
 
-        Returns (summary, results, flags). The summary is the accepted reply, or on a second failure
-        the previous summary plus the facts of this part that it does not hold yet (marked as such).
+        Returns (summary, results, flags): the accepted reply; on a second failure, what ``fallback(results)``
+        (a generator) returns: for a part, the previous summary with this part's verified notes folded in,
+        so a failed round never loses its part.
         """
         results: list[CallResult] = []
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 1)
@@ -143,7 +147,7 @@ class RunContext:
         results.append(result)
         flags, detail = self._check(previous, result, source)
         if not flags:
-            return result.reply, results, []
+            return result.reply, results, (["scaffold_stripped"] if result.scaffold else [])
         yield CollapseDetected(index, flags, len(previous), len(result.reply), 1, detail)
         self.check_cancel()
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 2)
@@ -153,39 +157,80 @@ class RunContext:
         flags2, detail2 = self._check(previous, retry, source)
         if not flags2:
             yield RoundRepaired(index, "retry", len(retry.reply), f"retry passed (first attempt: {detail})")
-            return retry.reply, results, flags + ["repaired"]
+            return retry.reply, results, flags + ["repaired"] + (["scaffold_stripped"] if retry.scaffold else [])
         yield CollapseDetected(index, flags2, len(previous), len(retry.reply), 2, detail2)
-        summary = salvage(previous, source, self.budget.summary_in_cap, self.count, index)
-        yield RoundRepaired(index, "kept_previous", len(summary),
-                            f"kept the previous summary and added this part's facts ({detail2})")
-        return summary, results, sorted(set(flags + flags2)) + ["kept_previous"]
+        self.check_cancel()
+        summary, how, note = yield from fallback(results)
+        yield RoundRepaired(index, how, len(summary), f"{note} (the model's replies failed: {detail2})")
+        return summary, results, sorted(set(flags + flags2)) + [how]
 
     def _check(self, previous: str, result: CallResult, source: str) -> tuple[list[str], str]:
         flags, detail = check_reply(previous, result.reply, source, hit_max_tokens=result.stats.hit_max_tokens,
                                     rules=self.layout.preset.rules, settings=self.guard,
                                     labels=(self.layout.preset.content_label,))
+        details = [detail] if detail else []
         if result.stopped_for_loop and "repetition" not in flags:
             flags.append("repetition")
-            detail = (detail + "; " if detail else "") + "stopped as soon as the reply started looping"
-        return flags, detail
+            details.append("stopped as soon as the reply started looping")
+        if result.scaffold and len(result.reply) < 0.5 * len(result.raw.strip()):
+            flags.append("scaffold")
+            details.append(f"{len(result.scaffold)} lines of prompt scaffolding or chatter: "
+                           f"{result.scaffold[0][:60]!r}")
+        if result.reply and wrong_language(result.reply, source or previous, self.layout.language):
+            flags.append("wrong_language")
+            details.append("the reply is not in the document's language" if not self.layout.language
+                           else f"the reply is not in {self.layout.language}")
+        return flags, "; ".join(details)
+
+    # ----- the fallback of a failed part: its verified notes, folded in --------------------------
+    def part_notes_fallback(self, results: list, index: int, kind: str, doc, chunk, part: str, previous: str,
+                            total: int):
+        """Generator: this part's notes (a grammar-shaped call, verified; verbatim sentences if none
+        verify) appended to ``previous`` as cited bullets, as many as fit under the summary cap. Every
+        note is kept in the run state either way; returns (summary, how, what was done)."""
+        from precis.engine.summary.evidence import Note
+        from precis.engine.summary.notes_extraction import LineIndex, notes_for_part
+        earlier = [Note.from_dict(d) for d in self.state.notes.get(doc.name, [])]
+        first_id = max((n.id for n in earlier), default=0) + 1
+        got = yield from notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char, total,
+                                        len(doc.chunks), first_id, LineIndex(doc.text), earlier,
+                                        self.budget.summary_out_cap)
+        self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
+        results.extend(got.results)
+        how = "extracted" if "extracted" in got.flags else "notes_fallback"
+        folded = []
+        for n in got.notes:
+            candidate = _join(previous, folded + [f"- {n.point} [{n.id}]"])
+            if self.count(candidate) > self.budget.summary_in_cap:
+                break
+            folded.append(f"- {n.point} [{n.id}]")
+        kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim" if how == "extracted" \
+            else "verified " + ("note" if len(got.notes) == 1 else "notes")
+        note = f"folded {len(folded)} of this part's {len(got.notes)} {kind_of} into the summary"
+        left = len(got.notes) - len(folded)
+        if left:
+            note += (f"; {left} did not fit under the summary cap: {'it is' if left == 1 else 'they are'} kept in "
+                     "the run report's evidence and the summary file's notes")
+        return _join(previous, folded), how, note
 
 
-def salvage(previous: str, source: str, cap_tokens: int, count, index: int) -> str:
-    """The previous summary, plus the names, numbers, dates and TODOs of this part it lacks, marked,
-    as many as fit under the summary cap. Faithful by construction: nothing here comes from the model."""
-    flat = previous.lower()
-    facts = [f.text for f in extract_facts(substantive_text(source)) if f.text.lower() not in flat]
-    seen, kept = set(), []
-    for fact in facts:
-        if fact not in seen:
-            seen.add(fact)
-            kept.append(fact)
-    if not kept:
+def pack_consecutive(items: list, fits) -> list[list]:
+    """Consecutive items in groups, each as long as ``fits(group)`` allows (a single item always forms one)."""
+    groups: list[list] = []
+    current: list = []
+    for item in items:
+        trial = current + [item]
+        if current and not fits(trial):
+            groups.append(current)
+            current = [item]
+        else:
+            current = trial
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _join(previous: str, bullets: list[str]) -> str:
+    if not bullets:
         return previous
-    header = f"\n\n[Part {index + 1}: not merged by the model; facts kept verbatim]\n"
-    while kept:
-        candidate = previous + header + "\n".join(f"- {f}" for f in kept)
-        if count(candidate) <= cap_tokens:
-            return candidate.strip()
-        kept = kept[:len(kept) * 3 // 4] if len(kept) > 3 else kept[:-1]
-    return previous
+    return (previous.rstrip() + "\n\n" + "\n".join(bullets)).strip() if previous.strip() else "\n".join(bullets)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.prompts.layout import WORST_REMINDER
-from precis.engine.summary.strategies.base import RunContext
+from precis.engine.summary.strategies.base import RunContext, pack_consecutive
 
 MAX_DEPTH = 6
 
@@ -31,7 +31,9 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         index = ctx.next_index()
         summary, results, flags = yield from ctx.guarded_round(
             index, "map", lambda reminder, source=source: ctx.layout.map_messages(source, reminder), "", source, cap,
-            total_rounds, chunk.index, chunk.tokens)
+            total_rounds, chunk.index, chunk.tokens,
+            fallback=lambda results, source=source, chunk=chunk, index=index:
+                ctx.part_notes_fallback(results, index, "map", doc, chunk, source, "", total_rounds))
         yield ctx.finish_round(ctx.record(index, "map", doc.name, chunk, "", summary, results, flags),
                                doc.name, summary)
         partials.append(summary)
@@ -55,9 +57,8 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             index = ctx.next_index()
             summary, results, flags = yield from ctx.guarded_round(
                 index, "merge", lambda reminder, g=group: ctx.layout.merge_messages(g, reminder), "", joined,
-                ctx.budget.summary_out_cap, total_rounds, -1, ctx.count(joined))
-            if "kept_previous" in flags:
-                summary = joined                  # a failed merge keeps its parts, in order
+                ctx.budget.summary_out_cap, total_rounds, -1, ctx.count(joined),
+                fallback=lambda results, joined=joined: _keep_parts(joined))
             yield ctx.finish_round(ctx.record(index, "merge", doc.name, None, joined, summary, results,
                                               flags + [f"level_{depth}"]), doc.name, summary)
             merged.append(summary)
@@ -67,19 +68,14 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     ctx.state.save()
 
 
+def _keep_parts(joined: str):
+    """A merge that fails twice keeps its partial summaries, in order (nothing is lost)."""
+    return joined, "kept_parts", "kept the partial summaries in order"
+    yield  # a generator, like every fallback
+
+
 def _groups(ctx: RunContext, partials: list[str]) -> list[list[str]]:
     """Consecutive partial summaries packed so that each merge prompt fits the context."""
     room = ctx.budget.n_ctx - ctx.budget.summary_out_cap - ctx.budget.margin
-    groups: list[list[str]] = []
-    current: list[str] = []
-    for p in partials:
-        trial = current + [p]
-        prompt = ctx.renderer.render(ctx.layout.merge_messages(trial, WORST_REMINDER))
-        if current and ctx.renderer.count(prompt) > room:
-            groups.append(current)
-            current = [p]
-        else:
-            current = trial
-    if current:
-        groups.append(current)
-    return groups
+    return pack_consecutive(partials, lambda group: ctx.renderer.count(ctx.renderer.render(
+        ctx.layout.merge_messages(group, WORST_REMINDER))) <= room)

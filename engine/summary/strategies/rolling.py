@@ -13,7 +13,7 @@ from precis.engine.summary.noise import is_noise
 from precis.engine.summary.strategies.base import RunContext
 
 # A compaction is accepted when it is at least this share of the original length and keeps this
-# share of its names, numbers and dates; otherwise the original stays (and the round may salvage).
+# share of its names, numbers and dates; otherwise the original stays (and the next round may fall back to notes).
 COMPACTION_MIN_SHARE = 0.35
 COMPACTION_FACT_SHARE = 0.7
 
@@ -22,6 +22,9 @@ def run_rolling(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "round")}
     summary = ctx.state.summaries.get(doc.name, "")
     rejected = None   # a summary the model failed to compact is not sent to compaction again
+    mine = ctx.state.rounds_of(doc.name)
+    if mine and mine[-1].kind == "compaction" and "compaction_rejected" in mine[-1].flags:
+        rejected = summary    # resumed right after a rejected compaction: do not redo it
     for chunk in doc.chunks:
         if chunk.index in done:
             continue
@@ -44,7 +47,9 @@ def run_rolling(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         summary, results, flags = yield from ctx.guarded_round(
             index, "round", lambda reminder, previous=previous, source=source: ctx.layout.rolling_messages(
                 previous, source, reminder),
-            previous, source, ctx.budget.summary_out_cap, total_rounds, chunk.index, chunk.tokens)
+            previous, source, ctx.budget.summary_out_cap, total_rounds, chunk.index, chunk.tokens,
+            fallback=lambda results, previous=previous, source=source, chunk=chunk, index=index:
+                ctx.part_notes_fallback(results, index, "round", doc, chunk, source, previous, total_rounds))
         record = ctx.record(index, "round", doc.name, chunk, previous, summary, results, flags)
         yield ctx.finish_round(record, doc.name, summary)
 

@@ -23,5 +23,7 @@ def run_stuff(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     whole = Chunk(0, 0, len(doc.text), 1, doc.text.count("\n") + 1, doc.tokens, "end")
     summary, results, flags = yield from ctx.guarded_round(
         index, "stuff", lambda reminder: ctx.layout.map_messages(doc.text, reminder), "", doc.text,
-        b.summary_out_cap, total_rounds, 0, doc.tokens)
+        b.summary_out_cap, total_rounds, 0, doc.tokens,
+        fallback=lambda results: ctx.part_notes_fallback(results, index, "stuff", doc, whole, doc.text, "",
+                                                          total_rounds))
     yield ctx.finish_round(ctx.record(index, "stuff", doc.name, whole, "", summary, results, flags), doc.name, summary)

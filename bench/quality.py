@@ -1,0 +1,153 @@
+"""Summary quality on the development corpus, every strategy beside a plain refine loop, in one run.
+
+Usage: python -m bench.quality [--docs ID ...] [--model qwen1.5b|qwen0.5b|smollm2|PATH]
+                               [--strategy plain rolling map-reduce notes ...] [--n-ctx 8192]
+                               [--chunk-tokens N] [--tag NAME]
+`make quality` runs the quick set: five documents across kinds and both languages. Every document and
+strategy is scored (bench/quality_metrics.py) and written as it finishes to
+bench/results/quality-TAG.json; docs/quality.md gets the table. Run it alone: it loads a real model and
+takes about two hours with Qwen2.5-Coder-1.5B on two cores.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("PRECIS_CORPUS", ROOT.parent / "shared" / "corpora" / "dev"))
+RESULTS = ROOT / "bench" / "results"
+QUICK_SET = ["qmsum/val_ES2006c", "qmsum/val_IS1006d", "squality/dev_51274", "ectsum/val_CAG_q4_2021",
+             "momo_project_log/2021.6.0..2022.1.0"]
+STRATEGIES = ["plain", "rolling", "map-reduce", "notes"]
+PRESET_FOR_KIND = {"meeting_transcript": "meeting-minutes", "earnings_call_transcript": "meeting-minutes",
+                   "long_story": "generic", "novel": "generic", "project_log": "project-log",
+                   "ai_assistant_chat_log": "conversation-archive"}
+
+
+def load_doc(doc_id: str) -> dict:
+    data = json.loads((CORPUS / f"{doc_id}.json").read_text(encoding="utf-8"))
+    answers = []
+    for qa in data.get("qa") or []:
+        if "answers" in qa:
+            options = qa["answers"] if isinstance(qa["answers"], list) else json.loads(qa["answers"])
+        else:
+            options = [qa["answer"]]
+        answers.append([str(a) for a in options])
+    data["answer_options"] = answers
+    data["reference_texts"] = [r["text"] for r in data.get("references") or []]
+    return data
+
+
+class SharedRuntime:
+    """One loaded model for the whole run: every strategy and the baseline use the same weights."""
+
+    def __init__(self) -> None:
+        self.runtime = None
+        self.key = None
+
+    def __call__(self, path, settings):
+        from precis.engine.runtime.llama import LlamaRuntime
+        key = (str(path), settings)
+        if self.key == key:
+            return self.runtime, False
+        if self.runtime is not None:
+            self.runtime.close()
+        self.runtime, self.key = LlamaRuntime.load(path, settings), key
+        return self.runtime, True
+
+
+def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
+               chunk_tokens: int | None) -> tuple[str, dict]:
+    from precis.engine.documents.loading import load_document
+    from precis.models.session.job import RunReported, run_job
+    from precis.models.session.request import RunRequest
+    source = workdir / f"{doc['id'].replace('/', '__')}.txt"
+    source.write_text(doc["text"], encoding="utf-8")
+    request = RunRequest(files=[str(source)], model=str(model), n_ctx=n_ctx, strategy=strategy,
+                         preset=PRESET_FOR_KIND.get(doc["kind"], "generic"), date="2026-11-30",
+                         max_chunk_tokens=chunk_tokens)
+    started = time.perf_counter()
+    reported = None
+    for event in run_job(request, [load_document(source)], shared):
+        if isinstance(event, RunReported):
+            reported = event
+    seconds = time.perf_counter() - started
+    report, state = reported.report, reported.state
+    summary = next(iter(state.summaries.values()), "")
+    doc_tokens = report.documents[0]["tokens"]
+    return summary, {
+        "outcome": reported.outcome, "seconds": round(seconds, 1), "rounds": len(report.rounds),
+        "failed_rounds": len(report.collapses), "salvaged_rounds": report.salvaged_rounds,
+        "prompt_tokens_per_doc_token": round(report.totals["prompt_evaluated"] / max(1, doc_tokens), 2),
+        "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals}
+
+
+def run_plain(shared: SharedRuntime, model: Path, doc: dict, n_ctx: int) -> tuple[str, dict]:
+    from bench.quality_baseline import plain_refine
+    from precis.engine.runtime.settings import RuntimeSettings
+    runtime, _ = shared(model, RuntimeSettings(n_ctx=n_ctx))
+    run = plain_refine(runtime, doc["text"])
+    doc_tokens = runtime.count_tokens(doc["text"])
+    return run.summary, {"outcome": "finished", "seconds": round(run.seconds, 1), "rounds": run.rounds,
+                         "failed_rounds": None, "salvaged_rounds": None, "cut_chunks": run.cut_chunks,
+                         "prompt_tokens_per_doc_token": round(run.prompt_evaluated / max(1, doc_tokens), 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n\n")[0])
+    p.add_argument("--docs", nargs="+", default=QUICK_SET, help="corpus ids (folder/name without .json)")
+    p.add_argument("--model", default="qwen1.5b", help="qwen1.5b, qwen0.5b, smollm2 or a path to a .gguf")
+    p.add_argument("--strategy", nargs="+", default=STRATEGIES, help="plain (the baseline) and Precis strategies")
+    p.add_argument("--n-ctx", type=int, default=8192)
+    p.add_argument("--chunk-tokens", type=int, default=None, help="cap Precis's chunks (default: the model's)")
+    p.add_argument("--tag", default="", help="name of the results file (default: the model and the date)")
+    p.add_argument("--keep", type=Path, default=None, help="keep every run's folder (state, replies) here")
+    args = p.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from bench.quality_metrics import score
+    from bench.quality_models import model_path
+    if not CORPUS.is_dir():
+        print(f"no development corpus at {CORPUS}", file=sys.stderr)
+        return 2
+    model = model_path(args.model)
+    tag = args.tag or f"{args.model.replace('/', '_')}-{date.today().isoformat()}"
+    out = RESULTS / f"quality-{tag}.json"
+    results = {"model": args.model, "model_file": model.name, "n_ctx": args.n_ctx, "chunk_tokens": args.chunk_tokens,
+               "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+               "started": time.strftime("%Y-%m-%d %H:%M"), "runs": []}
+    shared = SharedRuntime()
+    with tempfile.TemporaryDirectory(prefix="precis-quality-") as tmp:
+        # runs and speeds stay out of the user's home; --keep keeps them for reading the replies
+        os.environ["PRECIS_HOME"] = str(args.keep.resolve() if args.keep else Path(tmp) / "home")
+        for doc_id in args.docs:
+            doc = load_doc(doc_id)
+            for strategy in args.strategy:
+                print(f"[quality] {doc_id} · {strategy}", file=sys.stderr, flush=True)
+                if strategy == "plain":
+                    summary, stats = run_plain(shared, model, doc, args.n_ctx)
+                else:
+                    summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens)
+                scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"])
+                results["runs"].append({"doc": doc_id, "kind": doc["kind"], "lang": doc["lang"], "strategy": strategy,
+                                        **stats, **scores, "summary": summary})
+                print(f"[quality]   {json.dumps({k: scores[k] for k in ('chars', 'fact_recall', 'coverage')})} "
+                      f"{stats['seconds']} s", file=sys.stderr, flush=True)
+                RESULTS.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if shared.runtime is not None:
+        shared.runtime.close()
+    from bench.quality_table import write_table
+    write_table(results, ROOT / "docs" / "quality.md", out.name)
+    print(f"[quality] wrote {out} and docs/quality.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""docs/quality.md from a bench/quality.py results file: every document and strategy, the averages,
+and the goals checked against the plain refine loop measured in the same run."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+COLUMNS = [("chars", "chars", "{:,}"), ("fact_recall", "fact recall", "{:.2f}"), ("rouge1", "R-1", "{:.3f}"),
+           ("rouge2", "R-2", "{:.3f}"), ("rougeL", "R-L", "{:.3f}"), ("numbers_kept", "numbers", "{:.2f}"),
+           ("copy_rate", "copied", "{:.0%}"), ("scaffold_lines", "scaffold", "{}"), ("coverage", "coverage", "{:.2f}"),
+           ("linked_share", "linked", "{:.0%}"), ("failed_rounds", "failed rounds", "{}"),
+           ("salvaged_rounds", "salvaged", "{}"), ("seconds", "seconds", "{:,.0f}"),
+           ("prompt_tokens_per_doc_token", "prompt tok/doc tok", "{:.2f}")]
+
+
+def _cell(value, fmt: str) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def goals(results: dict) -> list[str]:
+    runs = results["runs"]
+    by = {(r["doc"], r["strategy"]): r for r in runs}
+    docs = sorted({r["doc"] for r in runs})
+    lines = []
+    if any(r["strategy"] == "plain" for r in runs) and any(r["strategy"] == "notes" for r in runs):
+        meetings = [d for d in docs if by.get((d, "notes")) and by.get((d, "plain"))
+                    and by[(d, "notes")]["kind"] == "meeting_transcript" and by[(d, "notes")]["lang"] == "en"]
+        for d in meetings:
+            n, p = by[(d, "notes")], by[(d, "plain")]
+            lines.append(f"- {d}: fact recall {n['fact_recall']:.2f} vs plain {p['fact_recall']:.2f} "
+                         f"({n['fact_recall'] - p['fact_recall']:+.2f}; goal +0.10), length {n['chars']:,} vs "
+                         f"{p['chars']:,} characters (goal: no longer)")
+        with_qa = [d for d in docs if by.get((d, "notes")) and by.get((d, "plain"))
+                   and by[(d, "notes")]["fact_recall"] is not None]
+        if with_qa:
+            notes_avg = _mean([by[(d, "notes")]["fact_recall"] for d in with_qa])
+            plain_avg = _mean([by[(d, "plain")]["fact_recall"] for d in with_qa])
+            lines.append(f"- fact recall on average ({len(with_qa)} documents with question/answer pairs): notes "
+                         f"{notes_avg:.2f}, plain {plain_avg:.2f}")
+        t_notes = sum(by[(d, "notes")]["seconds"] for d in docs if by.get((d, "notes")) and by.get((d, "plain")))
+        t_plain = sum(by[(d, "plain")]["seconds"] for d in docs if by.get((d, "notes")) and by.get((d, "plain")))
+        if t_plain:
+            lines.append(f"- time: notes {t_notes:,.0f} s, plain {t_plain:,.0f} s: {t_notes / t_plain:.2f}x "
+                         "(goal: at most 1.5x)")
+    notes = [r for r in runs if r["strategy"] == "notes"]
+    if notes:
+        lines.append(f"- notes, every quarter represented: {sum(r['coverage'] == 1.0 for r in notes)} of "
+                     f"{len(notes)} documents; scaffold lines {sum(r['scaffold_lines'] for r in notes)}; copy rate "
+                     f"at most {max(r['copy_rate'] for r in notes):.0%}; summary lines linked to a verified quote "
+                     f"at least {min(r['linked_share'] or 0 for r in notes):.0%}")
+    return lines
+
+
+def write_table(results: dict, path: Path, source_name: str) -> None:
+    runs = results["runs"]
+    strategies = list(dict.fromkeys(r["strategy"] for r in runs))
+    head = "| document | strategy | " + " | ".join(title for _, title, _ in COLUMNS) + " |"
+    rule = "|" + "---|" * (len(COLUMNS) + 2)
+    rows = [f"| {r['doc']} ({r['lang']}) | {r['strategy']} | "
+            + " | ".join(_cell(r.get(key), fmt) for key, _, fmt in COLUMNS) + " |" for r in runs]
+    avg_rows = []
+    for s in strategies:
+        mine = [r for r in runs if r["strategy"] == s]
+        avg_rows.append(f"| average of {len(mine)} | {s} | " + " | ".join(
+            _cell(_mean([r.get(key) for r in mine]) if key not in ("seconds",)
+                  else sum(r.get(key) or 0 for r in mine), fmt) for key, _, fmt in COLUMNS) + " |")
+    text = "\n".join([
+        "# Summary quality, measured",
+        "",
+        f"`make quality` (bench/quality.py) with **{results['model_file']}**, n_ctx {results['n_ctx']:,}, on "
+        f"{results['machine']['cpus']} cores, started {results['started']}; raw results with every summary in "
+        f"`bench/results/{source_name}`. All strategies ran in the same invocation, one model loaded once.",
+        "",
+        "Metrics (bench/quality_metrics.py): fact recall = share of the human question/answer pairs' content "
+        "words (Japanese: character bigrams) in the summary; R-1/2/L = ROUGE F1 against the best human "
+        "reference (characters for Japanese); numbers = share of the references' numbers kept; copied = share "
+        "of summary words in 8+-word runs copied from the source; scaffold = prompt-scaffolding or chatter "
+        "lines; coverage = share of the document's quarters the summary draws from; linked = share of summary "
+        "lines carrying a reference to a verified quote; failed rounds = rounds whose reply failed a check; "
+        "salvaged = parts that reached the summary as notes or sentences instead of the model's prose. "
+        "`plain` is a plain refine loop (12,000-character chunks, LangChain's refine prompts, no guard).",
+        "",
+        "## Against the goals",
+        "",
+        *goals(results),
+        "",
+        "## Averages",
+        "",
+        head, rule, *avg_rows,
+        "",
+        "## Every document",
+        "",
+        head, rule, *rows,
+        "",
+    ])
+    path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    source = Path(sys.argv[1])
+    write_table(json.loads(source.read_text(encoding="utf-8")), Path(__file__).resolve().parent.parent / "docs"
+                / "quality.md", source.name)

@@ -1,0 +1,133 @@
+"""Prompts and output grammar of the evidence-linked notes strategy.
+
+A notes round asks a small, local, well-shaped thing: what does this part say, one fact per line, each
+with the words of the part that show it:
+
+    - <the fact, in the model's own words> || "<the exact words from the part>"
+
+The reply is held to that shape by a GBNF grammar (llama.cpp constrains sampling), so the model cannot
+chat, echo tags or labels, or run on: every repeated class is bounded (an unbounded quote once let a
+model copy the whole transcript into one line). The static part of the prompt (system, rules) comes
+first and is the same every round, so llama.cpp's prefix reuse evaluates it once.
+
+The writing pass turns verified notes into the summary in the preset's shape, each bullet citing the
+notes it uses ("[3][7]").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from precis.engine.prompts.layout import language_line
+from precis.engine.prompts.presets import Preset
+
+NOTE_SEPARATOR = " || "
+POINT_CHARS = (8, 160)        # bounds of one note's point, characters
+QUOTE_CHARS = (12, 160)       # bounds of one note's quote, characters (about 25 words at most)
+NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only write note lines in the "
+                "required format, about facts stated in that part.")
+WRITING_SYSTEM = ("You write faithful summaries from numbered notes. You use only facts that are in the notes "
+                  "and you cite the notes you use.")
+
+
+def notes_grammar(max_notes: int) -> str:
+    """GBNF for 1..max_notes note lines; every repetition bounded."""
+    lo, hi = POINT_CHARS
+    qlo, qhi = QUOTE_CHARS
+    return "\n".join([
+        f"root ::= note{{1,{max_notes}}}",
+        'note ::= "- " point " || \\"" quote "\\"\\n"',
+        f'point ::= pchar{{{lo},{hi}}}',
+        r'pchar ::= [^\n|"<>\[\]]',
+        f'quote ::= qchar{{{qlo},{qhi}}}',
+        r'qchar ::= [^\n"]',
+        "",
+    ])
+
+
+_NOTE_LINE = re.compile(r'^\s*[-*]\s*(?P<point>.+?)\s*\|\|\s*"?(?P<quote>[^"\n]+?)"?\s*$')
+
+
+def parse_note_lines(text: str) -> list[tuple[str, str]]:
+    """(point, quote) of every well-formed note line; anything else is ignored."""
+    notes = []
+    for line in text.splitlines():
+        m = _NOTE_LINE.match(line)
+        if m and m.group("point").strip() and m.group("quote").strip():
+            notes.append((m.group("point").strip(), m.group("quote").strip()))
+    return notes
+
+
+@dataclass(frozen=True)
+class NotesLayout:
+    preset: Preset
+    date: str
+    language: str | None = None
+
+    def _rules(self, max_notes: int) -> str:
+        return "\n".join([
+            "[Rules]",
+            f"Take notes on the part of the document below. Note {self.preset.notes_focus}.",
+            "One fact per line, in this exact form:",
+            '- <the fact in a short sentence of your own words> || "<the exact words from the part that show it>"',
+            "Copy the quoted words exactly as they are written in the part (at most 25 words).",
+            "Only facts stated in this part. Keep names, numbers and dates exactly as written.",
+            f"At most {max_notes} lines. Do not note greetings, small talk, agreement sounds (yeah, mm-hmm, okay), "
+            "who speaks next or requests to go on: only substance.",
+            language_line(self.language).replace("summary", "notes"),
+            "[End of rules]",
+        ])
+
+    def notes_messages(self, part: str, part_number: int, total_parts: int, max_notes: int,
+                       reminder: str = "") -> list[dict]:
+        user = (f"{self._rules(max_notes)}\nPart {part_number} of {total_parts}:\n<part>\n{part}\n</part>\n"
+                f"Notes on this part:" + (f"\n({reminder})" if reminder else ""))
+        return [{"role": "system", "content": NOTES_SYSTEM}, {"role": "user", "content": user}]
+
+    def writing_messages(self, notes: list[tuple[int, str]], bullets: int, section: str = "",
+                         reminder: str = "") -> list[dict]:
+        """One section of the summary from a run of consecutive notes: a heading, then at most ``bullets``
+        bullets that merge the notes, each citing the notes it uses."""
+        numbered = "\n".join(f"[{i}] {point}" for i, point in notes)
+        user = "\n".join([
+            "[Rules]",
+            "Write one section of a summary from the numbered notes below (taken in the document's order).",
+            f"The whole summary's shape: {self.preset.summary_shape}",
+            "First a '## ' heading naming what these notes are about (a few words). Then bullets that merge "
+            "related notes in your own words: what was said, proposed or decided, by whom, and why.",
+            "Use only facts that are in the notes. Keep names, numbers and dates exactly. Leave out notes that "
+            "only say who spoke or that someone agreed.",
+            f"At most {bullets} bullets. End every bullet with the numbers of the notes it uses, like [3] [7].",
+            language_line(self.language),
+            "[End of rules]",
+            f"<notes{' ' + section if section else ''}>\n{numbered}\n</notes>",
+            "Section:" + (f"\n({reminder})" if reminder else ""),
+        ])
+        return [{"role": "system", "content": WRITING_SYSTEM}, {"role": "user", "content": user}]
+
+
+def writing_grammar(bullets: int) -> str:
+    """GBNF of one written section: a heading, then 1..bullets cited bullets; every repetition bounded, no
+    brackets or markup inside the text (so no tags, no bold, no invented reference formats)."""
+    return "\n".join([
+        f"root ::= heading bullet{{1,{bullets}}}",
+        'heading ::= "## " htext "\\n"',
+        r'htext ::= hchar{3,70}',
+        r'hchar ::= [^\n#\[\]*<>|]',
+        'bullet ::= "- " btext cite{1,6} "\\n"',
+        r'btext ::= bchar{15,260}',
+        r'bchar ::= [^\n#\[\]*<>|]',
+        'cite ::= " [" [1-9] [0-9]{0,3} "]"',
+        "",
+    ])
+
+
+_CITATION = re.compile(r"\s*\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
+
+
+def split_citations(line: str) -> tuple[str, list[int]]:
+    """A summary line without its "[3][7]" / "[3, 7]" markers, and the note numbers they held."""
+    ids: list[int] = []
+    for m in _CITATION.finditer(line):
+        ids += [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
+    return _CITATION.sub("", line).rstrip(), ids

@@ -1,0 +1,87 @@
+"""Quotes verified against their part, points held to it, repeats, scaffolding, language, note lines."""
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from precis.engine.prompts.notes import POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines, split_citations
+from precis.engine.summary.evidence import Note, is_repeat, locate_quote, normalise, point_supported
+from precis.engine.summary.language import wrong_language
+from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
+
+PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
+        "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n"
+        "Industrial Designer: I will send the drawings by Friday .\n")
+
+
+def test_a_cleaned_up_quote_is_found_and_located_in_the_source():
+    found = locate_quote("we decided to use a wind dynamo instead of the hand dynamo", PART)
+    assert found is not None and found.score >= 95
+    assert PART[found.start_char:found.end_char] == "we decided to use a wind dynamo, uh, instead of the hand dynamo"
+
+
+def test_an_invented_quote_or_the_format_example_is_not_found():
+    assert locate_quote("the team will ship the remote in March", PART) is None
+    assert locate_quote("exact quote", PART) is None
+    assert locate_quote("the exact words from the part that show it", PART) is None
+
+
+def test_japanese_quotes_are_located_without_fillers_or_punctuation():
+    part = "議長（石川良一君）：えー、令和二年度の予算は、三千五百億円でございます。"
+    found = locate_quote("令和二年度の予算は三千五百億円でございます", part)
+    assert found is not None and part[found.start_char:found.end_char].startswith("令和二年度")
+
+
+def test_points_must_keep_the_parts_numbers_and_words():
+    assert point_supported("The team chose a wind dynamo over the hand dynamo", PART)
+    assert not point_supported("The LCD costs 15 euros", PART)                 # a changed number
+    assert not point_supported("Revenue rose sharply in the third quarter", PART)   # nothing of the part
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=300))
+def test_normalised_offsets_always_point_into_the_text(text):
+    n = normalise(text)
+    assert len(n.index) == len(n.text)
+    assert all(0 <= i < len(text) for i in n.index)
+    assert all(text[i].lower() == c for c, i in zip(n.text, n.index) if c != " ")
+
+
+def test_repeats_are_the_same_span_or_the_same_point_with_the_same_numbers():
+    a = Note(1, "The LCD costs 12 euros", "The LCD costs 12 Euros", "m", 0, 100, 125)
+    same_span = Note(2, "Marketing finds the LCD expensive", "LCD costs 12 Euros", "m", 0, 104, 125)
+    other_number = Note(3, "The LCD costs 14 euros", "x", "m", 1, 900, 930)
+    reworded = Note(4, "The LCD costs 12 euros.", "x", "m", 1, 900, 930)
+    assert is_repeat(same_span, [a]) and is_repeat(reworded, [a])
+    assert not is_repeat(other_number, [a])
+
+
+def test_scaffolding_is_stripped_and_content_kept():
+    reply = ("The existing summary is: (none yet: this is the first part)\n"
+             "Priya says the cluster has one primary and two replicas.\n"
+             "New content adds:\n- Mika will send the notice by Monday.\n</existing_summary>\n"
+             "Do you want to add the additional details?\n## Decisions\n- Use a wind dynamo.")
+    text, removed = strip_scaffold(reply)
+    assert text.splitlines() == ["Priya says the cluster has one primary and two replicas.",
+                                 "- Mika will send the notice by Monday.", "## Decisions", "- Use a wind dynamo."]
+    assert len(removed) == 4 and scaffold_lines(text) == []
+    assert not scaffold_lines("- The new part is made of rubber, and the case is a new design.")
+
+
+def test_a_reply_in_another_script_than_the_document_is_wrong():
+    japanese = "予算は1,200万円です。会議は金曜日に延期されました。リリースは来週で、担当は田中さんです。"
+    english = "The budget is 12 million yen. The meeting moved to Friday, and the release is next week."
+    assert wrong_language(english, japanese, None)
+    assert not wrong_language(japanese, japanese, None)
+    assert wrong_language(japanese, english, "English") and not wrong_language(english, japanese, "English")
+
+
+def test_note_lines_parse_and_the_grammar_bounds_every_repetition():
+    reply = '- The team chose a wind dynamo || "we decided to use a wind dynamo"\nchatter\n- broken line\n'
+    assert parse_note_lines(reply) == [("The team chose a wind dynamo", "we decided to use a wind dynamo")]
+    grammar = notes_grammar(5)
+    assert "note{1,5}" in grammar and f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}}" in grammar
+    assert f"qchar{{{QUOTE_CHARS[0]},{QUOTE_CHARS[1]}}}" in grammar
+    assert "*" not in grammar and "+" not in grammar                 # nothing unbounded
+    assert split_citations("- Use a wind dynamo [3][7]") == ("- Use a wind dynamo", [3, 7])
+    assert split_citations("- Use a wind dynamo [3, 7]") == ("- Use a wind dynamo", [3, 7])

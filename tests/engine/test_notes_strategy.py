@@ -1,0 +1,158 @@
+"""The notes strategy and the part fallback of every strategy, with the scripted fake runtime."""
+from __future__ import annotations
+
+import re
+
+from precis.engine.events import CollapseDetected, RoundFinished, RoundRepaired, RunFinished
+from precis.engine.runs.outputs import summary_markdown
+from precis.engine.runs.report import build_ledgers, build_report, static_prefix_tokens
+from precis.engine.runs.run import RunOptions, run_summary
+from precis.engine.runs.state import load_state
+from precis.engine.runtime.protocol import CancelToken
+from tests.fake_runtime import FakeRuntime, diligent
+from tests.summary_fixtures import conversation_day, make_plan, run_all, start
+
+
+def _records(events):
+    return [e.record for e in events if isinstance(e, RoundFinished)]
+
+
+def _report(rt, plan, state):
+    return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(rt, plan))
+
+
+def test_every_summary_line_rests_on_a_quote_found_in_the_document():
+    rt = FakeRuntime()
+    plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    records = _records(events)
+    assert [r.kind for r in records] == ["notes"] * plan.rounds + ["write"]
+    assert all(r.notes_kept >= 1 for r in records[:-1])
+    text = plan.documents[0].text
+    notes = {n["id"]: n for n in state.notes["day.txt"]}
+    for n in notes.values():                                       # the kept quote is the source's own text
+        assert text[n["start_char"]:n["end_char"]] == n["quote"]
+        assert n["start_line"] == text.count("\n", 0, n["start_char"]) + 1
+    lines = [ln for ln in state.summaries["day.txt"].splitlines() if ln.strip() and not ln.startswith("#")]
+    assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
+    assert {n["part"] for n in notes.values()} == set(range(plan.rounds))     # every part reached the notes
+    report = _report(rt, plan, state)
+    md = summary_markdown(report, state)
+    assert "### Sources" in md and all(f"[{i}] part" in md for i in notes)
+    evidence_lines = report.as_json()["evidence"]["day.txt"]["lines"]
+    assert evidence_lines[0]["notes"] == [] and evidence_lines[0]["text"].startswith("## ")   # a heading
+    assert all(line["notes"] for line in evidence_lines[1:])
+
+
+def test_invented_quotes_are_dropped_counted_and_the_part_still_reaches_the_summary():
+    def inventive(call):
+        if call.kind == "notes":
+            return '- The team agreed to move to Mars || "we will all move to Mars next spring"\n'
+        return diligent(call)
+    rt = FakeRuntime(script=inventive)
+    plan = make_plan(rt, conversation_day(sessions=3, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    records = _records(events)
+    notes_rounds = [r for r in records if r.kind == "notes"]
+    assert all(r.attempts == 1 and r.notes_unverified == 1 and "extracted" in r.flags for r in notes_rounds)
+    assert len([e for e in events if isinstance(e, CollapseDetected)]) == plan.rounds
+    summary = state.summaries["day.txt"]
+    assert "Mars" not in summary                                    # the invention never reaches the summary
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "extract" for n in kept)
+    assert {n["part"] for n in kept} == set(range(plan.rounds))
+    report = _report(rt, plan, state)
+    assert report.notes_totals["unverified"] == plan.rounds
+    assert "(taken verbatim)" in summary_markdown(report, state)
+
+
+def test_a_writing_pass_that_only_chats_falls_back_to_the_notes_themselves():
+    def chatty(call):
+        if call.kind == "write":
+            return "Here is the summary you asked for.\nDo you want me to add more details?"
+        return diligent(call)
+    rt = FakeRuntime(script=chatty)
+    plan = make_plan(rt, conversation_day(sessions=3, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    write = _records(events)[-1]
+    assert write.kind == "write" and "notes_fallback" in write.flags and write.attempts == 2
+    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["notes_fallback"]
+    summary = state.summaries["day.txt"]
+    assert "Here is" not in summary and "?" not in summary
+    assert len(summary.splitlines()) == len(state.notes["day.txt"])
+
+
+def test_a_written_line_no_note_supports_is_dropped():
+    def embellishing(call):
+        if call.kind == "write":
+            return diligent(call) + "\n- The company was founded in 1887 by a sailor."
+        return diligent(call)
+    rt = FakeRuntime(script=embellishing)
+    plan = make_plan(rt, conversation_day(sessions=2, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    records = _records(run_all(rt, plan, state, options))
+    assert "1887" not in state.summaries["day.txt"]
+    assert records[-1].notes_unsupported == 1                        # counted as dropped
+
+
+def test_notes_cancel_then_resume_equals_an_uninterrupted_run():
+    text = conversation_day(sessions=4, noise_sessions=())
+    rt = FakeRuntime()
+    plan = make_plan(rt, text)
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    expected = [e for e in run_all(rt, plan, state, options) if isinstance(e, RunFinished)][-1].summaries
+    rt2 = FakeRuntime()
+    plan2 = make_plan(rt2, text)
+    state2, options2 = start(rt2, plan2, RunOptions(strategy="notes"))
+    cancel = CancelToken()
+    for event in run_summary(rt2, plan2, state2, options2, cancel):
+        if isinstance(event, RoundFinished) and event.record.index == 1:
+            cancel.cancel()
+    saved = load_state(state2.run_id)
+    assert saved.status == "cancelled" and len(saved.notes["day.txt"]) >= 2
+    resumed = run_all(FakeRuntime(), make_plan(FakeRuntime(), text), saved, options2)
+    assert [e for e in resumed if isinstance(e, RunFinished)][-1].summaries == expected
+
+
+def test_a_rolling_round_that_fails_twice_folds_in_the_parts_verified_notes():
+    rounds = {"n": 0}
+
+    def collapses_at_3(call):
+        if call.kind == "round" and not call.retry:
+            rounds["n"] += 1
+        if call.kind == "round" and rounds["n"] == 3:
+            return "The summary remains unchanged."
+        return diligent(call)
+    rt = FakeRuntime(script=collapses_at_3)
+    plan = make_plan(rt, conversation_day(noise_sessions=()))
+    state, options = start(rt, plan)
+    events = run_all(rt, plan, state, options)
+    record = _records(events)[2]
+    assert "notes_fallback" in record.flags and record.attempts == 3      # two rounds, then one notes call
+    assert record.summary.startswith(record.summary_in)                   # nothing accumulated is lost
+    part = plan.documents[0].text[plan.documents[0].chunks[2].start_char:plan.documents[0].chunks[2].end_char]
+    folded = [ln for ln in record.summary[len(record.summary_in):].splitlines() if ln.strip()]
+    assert folded and all(re.search(r"\[\d+\]$", ln) for ln in folded)   # the part's notes, cited
+    notes = {n["id"]: n for n in state.notes["day.txt"]}
+    assert all(notes[int(re.search(r"\[(\d+)\]$", ln).group(1))]["quote"] in part for ln in folded)
+    repaired = [e for e in events if isinstance(e, RoundRepaired) and e.index == 2]
+    assert [e.how for e in repaired] == ["notes_fallback"] and "folded 2 of this part's 2 verified notes" in \
+        repaired[0].detail
+
+
+def test_a_reply_in_the_wrong_language_is_a_failed_round():
+    def english_only(call):
+        reply = diligent(call)
+        return reply if call.retry else "The meeting discussed the budget and the schedule for the next release."
+    text = "".join(f"第{i}回：予算は{i},200万円で、田中さんが{i}月{i}日までに承認します。会議は金曜日に延期されました。\n\n"
+                   for i in range(1, 40))
+    rt = FakeRuntime(script=english_only)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan)
+    events = run_all(rt, plan, state, options)
+    flagged = [e for e in events if isinstance(e, CollapseDetected)]
+    assert flagged and all("wrong_language" in e.flags for e in flagged)
+    assert all("repaired" in r.flags for r in _records(events) if r.attempts == 2)
