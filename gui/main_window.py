@@ -6,8 +6,8 @@ from __future__ import annotations
 import queue
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -24,16 +24,17 @@ from PySide6.QtWidgets import (
 from precis.engine.documents.token_estimate import estimate_tokens
 from precis.engine.errors import PrecisError
 from precis.engine.runs.state import unfinished_runs
-from precis.engine.storage.app_settings import load_settings, save_settings
-from precis.engine.storage.paths import config_dir
+from precis.engine.storage.app_settings import load_settings
 from precis.gui.document_panel import DocumentPanel, read_for_list
 from precis.gui.download_dialog import DownloadDialog
+from precis.gui.file_menu import FileMenu
 from precis.gui.model_panel import ModelPanel
 from precis.gui.plan_text import plan_html
 from precis.gui.resume_banner import ResumeBanner
 from precis.gui.rules_panel import RulesPanel
 from precis.gui.run_controller import RUN_MESSAGES, RunController
 from precis.gui.run_view import RunView
+from precis.gui.window_settings import restore_panels, save_panels
 from precis.gui.workers import (
     ModelOwner,
     PlanFailed,
@@ -208,65 +209,24 @@ class MainWindow(QMainWindow):
         return row
 
     def _build_menu(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open documents…", self, shortcut="Ctrl+O")
-        open_action.triggered.connect(self.documents._on_open_clicked)
-        file_menu.addAction(open_action)
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self._fill_recent()
-        save_action = QAction("&Save all…", self, shortcut="Ctrl+S")
-        save_action.triggered.connect(self._on_save_all_clicked)
-        file_menu.addAction(save_action)
-        file_menu.addSeparator()
-        download_action = QAction("&Download a model…", self)
-        download_action.triggered.connect(self.open_download_dialog)
-        file_menu.addAction(download_action)
-        quit_action = QAction("&Quit", self, shortcut="Ctrl+Q")
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        self.file_menu = FileMenu(self.menuBar(), self.settings, open_documents=self.documents._on_open_clicked,
+                                  open_recent=lambda path: self.add_documents([path]),
+                                  save_all=self._on_save_all_clicked, download=self.open_download_dialog,
+                                  quit_app=self.close)
+        self.recent_menu = self.file_menu.recent
 
     def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.settings.recent_files:
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.add_documents([Path(p)]))
-        self.recent_menu.setEnabled(bool(self.settings.recent_files))
+        self.file_menu.fill_recent()
 
     def _scan_models(self, folders: list[str]) -> None:
         self.io.submit(Task(("models",), discover, (list(folders),), {"n_ctx": self.model_panel.n_ctx or 4096}))
 
     # ===== settings ==============================================================================
     def _restore(self, model_path: Path | None) -> None:
-        s = self.settings
-        self.rules.set_preset(s.preset, s.rules_override)
-        self.rules.strategy.setCurrentText(s.strategy)
-        self.rules.language.setText(s.language)
-        self.documents.mode.setCurrentIndex(1 if s.per_file else 0)
-        self.model_panel.set_kv_type(s.kv_type)
-        preferred = model_path or (Path(s.model) if s.model != "default" else bundled_model_path())
-        self.model_panel.slider.setMaximum(max(1, s.n_ctx // 256))
-        self.model_panel.slider.setValue(max(1, s.n_ctx // 256))
-        if not self.model_panel.select_model(preferred):
-            self.model_panel.select_model(bundled_model_path())
-        self.model_panel.set_n_ctx(s.n_ctx)
-        geometry = self._qsettings().value("geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1320, 860)
-
-    def _qsettings(self) -> QSettings:
-        return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
+        restore_panels(self, self.settings, model_path)
 
     def save_state(self) -> None:
-        s = self.settings
-        s.model = "default" if self.model_panel.model_path == bundled_model_path() else str(self.model_panel.model_path)
-        s.n_ctx, s.kv_type = self.model_panel.n_ctx, self.model_panel.kv_type
-        s.strategy, s.preset = self.rules.strategy.currentText(), self.rules.preset.currentData()
-        s.rules_override = self.rules.rules.toPlainText() if self.rules.rules_overridden else ""
-        s.language, s.per_file = self.rules.language.text(), self.documents.per_file
-        save_settings(s)
-        self._qsettings().setValue("geometry", self.saveGeometry())
+        save_panels(self, self.settings)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.save_state()

@@ -22,8 +22,8 @@ from precis.engine.prompts.layout import language_line
 from precis.engine.prompts.presets import Preset
 
 NOTE_SEPARATOR = " || "
-POINT_CHARS = (8, 160)        # bounds of one note's point, characters
-QUOTE_CHARS = (12, 160)       # bounds of one note's quote, characters (about 25 words at most)
+POINT_CHARS = (8, 150)        # bounds of one note's point, characters
+QUOTE_CHARS = (12, 150)       # bounds of one note's quote, characters (about 25 words at most)
 NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only write note lines in the "
                 "required format, about facts stated in that part.")
 WRITING_SYSTEM = ("You write faithful summaries from numbered notes. You use only facts that are in the notes "
@@ -70,6 +70,10 @@ class NotesLayout:
             f"Take notes on the part of the document below. Note {self.preset.notes_focus}.",
             "One fact per line, in this exact form:",
             '- <the fact in a short sentence of your own words> || "<the exact words from the part that show it>"',
+            "For example, about a meeting where Anna spoke:",
+            '- Anna wants the launch moved to May because the supplier is late || "I think we should move the '
+            'launch to May, the supplier won\'t deliver before"',
+            "Write about what was said (who decided, proposed or reported what); never copy the dialogue lines.",
             "Copy the quoted words exactly as they are written in the part (at most 25 words).",
             "Only facts stated in this part. Keep names, numbers and dates exactly as written.",
             f"At most {max_notes} lines. Do not note greetings, small talk, agreement sounds (yeah, mm-hmm, okay), "

@@ -30,11 +30,12 @@ from precis.engine.summary.evidence import (
 from precis.engine.summary.noise import substantive_text
 
 TOKENS_PER_NOTE = 90             # a note line is ~50-90 tokens; the reply cap follows from it
-MIN_NOTES, MAX_NOTES = 3, 8
+MIN_NOTES, MAX_NOTES = 3, 7
 MIN_POINT_WORDS = 3              # a point with fewer content words (speaker labels aside) says nothing
 COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
 EXTRACT_SENTENCES = 4            # sentences taken verbatim from a part when no note verifies
+MIN_EXTRACT_WORDS = 5            # content words a sentence needs to be worth taking
 _SENTENCE = re.compile(r"[^.!?。！？\n]{20,400}[.!?。！？]?")
 _DECISION = re.compile(r"\b(decid|agree|will|should|must|plan|because|need|want|chose|choose|approve|reject|"
                        r"deadline|by (?:monday|tuesday|wednesday|thursday|friday|next))|決定|予定|合意|方針|必要|ため",
@@ -43,7 +44,7 @@ _FILLER_ONLY = re.compile(r"^\W*(?:(?:um|uh|mm|hmm|yeah|okay|ok|right|so|and|but
 
 
 def max_notes_for(part_tokens: int, reply_cap_tokens: int) -> int:
-    by_part = part_tokens // 160 + 1
+    by_part = part_tokens // 200 + 1
     by_cap = reply_cap_tokens // TOKENS_PER_NOTE
     return max(1, min(MAX_NOTES, max(MIN_NOTES, by_part), by_cap))
 
@@ -132,9 +133,11 @@ def extract_sentences(part: str, part_offset: int, document: str, part_index: in
         sentence = m.group(0).strip()
         if len(sentence) < 30 or _FILLER_ONLY.match(sentence) or sentence not in substantive:
             continue
-        words = content_words(sentence)
-        score = (2 * bool(re.search(r"\d", sentence)) + len(re.findall(r"\b[A-Z][a-z]{2,}", sentence)) * 0.3
-                 + bool(_DECISION.search(sentence)) + min(len(words), 12) / 12)
+        words = content_words(_SPEAKER_PREFIX.sub("", sentence)) or cjk_bigrams(sentence)
+        if len(words) < MIN_EXTRACT_WORDS:
+            continue          # "What else can we need?": a sentence with little in it informs no one
+        score = (len(words) / 6 + 1.5 * bool(re.search(r"\d", sentence)) + bool(_DECISION.search(sentence))
+                 - 0.5 * sentence.rstrip().endswith("?"))
         candidates.append((score, m.start() + (len(m.group(0)) - len(m.group(0).lstrip())), sentence))
     chosen = sorted(sorted(candidates, key=lambda c: -c[0])[:k * 2], key=lambda c: c[1])
     notes: list[Note] = []

@@ -84,10 +84,15 @@ def numbers_supported(text: str, ids: list[int], notes: dict[int, Note]) -> bool
 
 def link_reply(reply: str, notes: dict[int, Note]) -> tuple[list[WrittenLine], list[str]]:
     lines, dropped = [], []
+    seen: set[str] = set()
     for raw in reply.splitlines():
         if not raw.strip():
             continue
         text, cited = split_citations(raw.rstrip())
+        key = " ".join(text.lower().split())
+        if key in seen:
+            continue                          # a small model sometimes writes the same bullet twice
+        seen.add(key)
         if _HEADING.match(text) and len(text.split()) <= HEADING_MAX_WORDS + 1:
             lines.append(WrittenLine(text.strip(), []))
             continue
