@@ -38,6 +38,7 @@ class RoundRecord:
     notes_unverified: int = 0       # quotes not found in the part (a hallucination guard, counted)
     notes_unsupported: int = 0      # points the part does not support (write rounds: lines dropped)
     notes_repeats: int = 0
+    notes_located: int = 0          # of the kept: evidence found by the point's words, the model's quote was not
     flags: list[str] = field(default_factory=list)
     stopped_by: str = ""
     summary: str = ""               # the summary text after this round

@@ -50,7 +50,9 @@ def evidence_html(notes: list[dict], text: str) -> str:
                    + html.escape(text[e:b])).replace("\n", "<br>")
         where = f"line {n['start_line']:,}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']:,}–{n['end_line']:,}"
-        how = "taken verbatim" if n.get("origin") == "extract" else f"quote matched {n.get('score', 0):.0f}%"
+        how = {"extract": "taken verbatim",
+               "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words"}.get(
+            n.get("origin"), f"quote matched {n.get('score', 0):.0f}%")
         blocks.append(f"<h4>[{n['id']}] {html.escape(n['document'])}, part {n['part'] + 1}, {where} ({how})</h4>"
                       f"<p><i>{html.escape(n['point'])}</i></p><p style='font-family:monospace'>{excerpt}</p>")
     return "<hr>".join(blocks) or "<i>No evidence for this line.</i>"

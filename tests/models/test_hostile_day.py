@@ -325,3 +325,49 @@ def test_13_help_says_what_a_person_needs(capsys):
     for expected in ("--kv-type", "q8_0 half the memory", "(default: 4096)", "(default: default)", "(default: .)",
                      "YYYY-MM-DD", "exit codes: 0 done", "130 cancelled", "--swa-full"):
         assert expected in text, expected
+
+
+def test_10_a_rejected_compaction_is_not_redone_on_resume():
+    from precis.engine.events import CompactionDone, RoundFinished
+    from precis.engine.runs.run import run_summary
+    from precis.engine.runs.state import load_state
+    from precis.engine.runtime.protocol import CancelToken
+    from tests.fake_runtime import diligent
+    from tests.summary_fixtures import conversation_day, make_plan, run_all, start
+
+    def stubborn(call):
+        if call.kind == "compaction":
+            return "Too short."                               # rejected: drops nearly everything
+        if call.summary and len(call.summary) > 1300:
+            return call.summary
+        return diligent(call)
+    text = conversation_day(sessions=12, noise_sessions=())
+    rt = FakeRuntime(script=stubborn)
+    plan = make_plan(rt, text)
+    state, options = start(rt, plan)
+    cancel = CancelToken()
+    for event in run_summary(rt, plan, state, options, cancel):
+        if isinstance(event, RoundFinished) and event.record.kind == "compaction":
+            cancel.cancel()                                   # stopped right after the rejected compaction
+    saved = load_state(state.run_id)
+    assert saved.rounds[-1].kind == "compaction" and "compaction_rejected" in saved.rounds[-1].flags
+    resumed = run_all(FakeRuntime(script=stubborn), make_plan(FakeRuntime(), text), saved, options)
+    assert not [e for e in resumed if isinstance(e, CompactionDone)]   # the same summary is not sent again
+
+
+def test_11_a_long_text_is_planned_window_by_window_with_progress():
+    from precis.engine.planning.chunking import chunk_and_count
+    text = "".join(f"[{i:05d}] Mika: item {i} of the log, with a little more text to read.\n" for i in range(6000))
+    seen = []
+    chunks, tokens = chunk_and_count(text, FakeRuntime(), 512, progress=lambda done, total: seen.append((done, total)),
+                                     window_chars=50_000)
+    assert len(seen) >= len(text) // 50_000 and seen == sorted(seen) and seen[-1] == (len(text), len(text))
+    assert "".join(text[c.start_char:c.end_char] for c in chunks) == text        # nothing lost at the seams
+    assert all(c.tokens <= 512 for c in chunks) and tokens > 0
+
+
+def test_12_a_download_that_cannot_list_says_downloading_not_listing(monkeypatch, capsys):
+    monkeypatch.setenv("PRECIS_HF_ENDPOINT", "http://127.0.0.1:9")
+    assert main(["models", "download", "acme/Small-GGUF", "small.gguf"]) == 4
+    err = capsys.readouterr().err
+    assert "cannot be reached" in err and "Listing" not in err and "answered with an error" not in err

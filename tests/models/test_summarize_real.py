@@ -149,3 +149,25 @@ def test_the_bundled_model_through_notes_gives_only_lines_linked_to_verified_quo
     assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
     assert not scaffold_lines(body)
     assert not re.search(r"</?[a-z_]+>|existing summary|new content|\?\s*$", body, re.I | re.M)
+
+
+def test_sigterm_stops_like_ctrl_c_and_writes_the_partial_files(tmp_path, sample_document, precis_home):
+    """A scheduler stops a job with SIGTERM: finished rounds are kept and the partial files written."""
+    source = tmp_path / "day.txt"
+    source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
+    env = {**os.environ, "PRECIS_HOME": str(precis_home)}
+    cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date",
+           "2026-11-27", "--out", str(tmp_path / "out"), "--json-events", "--strategy", "rolling"]
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_id = None
+    for line in proc.stdout:
+        event = json.loads(line)
+        run_id = event.get("run_id", run_id)
+        if event["event"] == "RoundFinished":
+            proc.send_signal(signal.SIGTERM)
+            break
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
+    assert state["status"] == "cancelled" and state["rounds"]
+    assert "> Partial: the run was cancelled" in (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")

@@ -63,6 +63,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         record.notes_unverified = len(got.check.unverified)
         record.notes_unsupported = len(got.check.unsupported)
         record.notes_repeats = got.check.repeats
+        record.notes_located = got.check.located
         yield ctx.finish_round(record, doc.name, after)
     if ctx.state.rounds_of(doc.name, "write") and doc.name in ctx.state.evidence:
         return                                              # resumed after the writing pass
