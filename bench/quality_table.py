@@ -6,11 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-COLUMNS = [("chars", "chars", "{:,}"), ("fact_recall", "fact recall", "{:.2f}"), ("rouge1", "R-1", "{:.3f}"),
+COLUMNS = [("chars", "chars", "{:,.0f}"), ("fact_recall", "fact recall", "{:.2f}"), ("rouge1", "R-1", "{:.3f}"),
            ("rouge2", "R-2", "{:.3f}"), ("rougeL", "R-L", "{:.3f}"), ("numbers_kept", "numbers", "{:.2f}"),
-           ("copy_rate", "copied", "{:.0%}"), ("scaffold_lines", "scaffold", "{}"), ("coverage", "coverage", "{:.2f}"),
-           ("linked_share", "linked", "{:.0%}"), ("failed_rounds", "failed rounds", "{}"),
-           ("salvaged_rounds", "salvaged", "{}"), ("seconds", "seconds", "{:,.0f}"),
+           ("copy_rate", "copied", "{:.0%}"), ("scaffold_lines", "scaffold", "{:.3g}"),
+           ("coverage", "coverage", "{:.2f}"),
+           ("linked_share", "linked", "{:.0%}"), ("failed_rounds", "failed rounds", "{:.3g}"),
+           ("salvaged_rounds", "salvaged", "{:.3g}"), ("seconds", "seconds", "{:,.0f}"),
            ("prompt_tokens_per_doc_token", "prompt tok/doc tok", "{:.2f}")]
 
 

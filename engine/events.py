@@ -32,7 +32,7 @@ class RoundRecord:
     generated_tokens: int
     seconds: float
     prompt_seconds: float = 0.0
-    attempts: int = 1
+    attempts: int = 1               # model calls the round made (a retry, the rewording of extracted sentences)
     first_call_reused: int = -1     # prompt tokens the first call took from the cache (-1: no model call)
     notes_kept: int = 0             # notes rounds: verified notes kept (write rounds: lines linked)
     notes_unverified: int = 0       # quotes not found in the part (a hallucination guard, counted)

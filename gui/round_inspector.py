@@ -43,7 +43,7 @@ class RoundInspectorWidget(QWidget):
             f"<b>Round {record.index + 1}</b> ({record.kind}) · {where} · chunk {record.chunk_tokens:,} tokens · "
             f"summary {record.summary_in_chars:,} → {record.summary_chars:,} chars · prompt {record.prompt_tokens:,} "
             f"tokens ({record.prompt_reused:,} reused) · {record.generated_tokens:,} generated · "
-            f"{record.seconds:.1f} s · {record.attempts} attempt{'s' if record.attempts != 1 else ''} · "
+            f"{record.seconds:.1f} s · {record.attempts} model call{'s' if record.attempts != 1 else ''} · "
             f"<span style='color:{'#c62828' if record.collapsed else '#2e7d32'}'>{html.escape(flags)}</span>")
         self.chunk_view.setPlainText(chunk_text)
         self.summary_in_view.setPlainText(record.summary_in)

@@ -20,7 +20,7 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 @dataclass
 class FakeCall:
     number: int              # 0-based count of model calls
-    kind: str                # "round", "compaction", "map", "merge"
+    kind: str                # "round", "compaction", "merge", "notes", "reword", "write"
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -35,6 +35,10 @@ def diligent(call: FakeCall) -> str:
         # the point: the line's words in another order (its own words, not a copy); the quote: the line
         return "\n".join(f'- {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", ln))[:12]))} || '
                          f'"{ln[:120].rstrip()}"' for ln in lines) + "\n"
+    if call.kind == "reword":
+        sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+        return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
+                       for i, s in sentences)
     if call.kind == "write":
         notes = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "## Section\n" + "\n".join(f"- {point} [{i}]" for i, point in notes) + "\n"
@@ -145,6 +149,8 @@ def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.split("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]
     if "\nNotes on this part:" in user:
         return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
+    if "\n<sentences>\n" in user:
+        return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), False, prompt)
     if "\n<notes" in user:
         body = user.split("\n<notes", 1)[1].split(">\n", 1)[1].split("\n</notes>", 1)[0]
         return FakeCall(number, "write", "", body, "(Merge the notes" in user, prompt)

@@ -26,6 +26,8 @@ POINT_CHARS = (8, 150)        # bounds of one note's point, characters
 QUOTE_CHARS = (12, 150)       # bounds of one note's quote, characters (about 25 words at most)
 NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only write note lines in the "
                 "required format, about facts stated in that part.")
+REWORD_SYSTEM = ("You turn sentences quoted from a document into short notes in your own words. You only write "
+                 "the numbered note lines.")
 WRITING_SYSTEM = ("You write faithful summaries from numbered notes. You use only facts that are in the notes "
                   "and you cite the notes you use.")
 
@@ -43,6 +45,26 @@ def notes_grammar(max_notes: int) -> str:
         r'qchar ::= [^\n"]',
         "",
     ])
+
+
+def reword_grammar(count: int) -> str:
+    """GBNF of exactly ``count`` numbered lines "[1] ...", in order: each note answers its own sentence."""
+    lo, hi = POINT_CHARS
+    return "\n".join([
+        "root ::= " + " ".join(f"line{i}" for i in range(1, count + 1)),
+        *(f'line{i} ::= "[{i}] " point "\\n"' for i in range(1, count + 1)),
+        f"point ::= pchar{{{lo},{hi}}}",
+        r'pchar ::= [^\n|"<>\[\]]',
+        "",
+    ])
+
+
+_REWORD_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
+
+
+def parse_reworded(text: str) -> dict[int, str]:
+    """Note text by sentence number from "[n] note" lines."""
+    return {int(m.group(1)): m.group(2) for m in map(_REWORD_LINE.match, text.splitlines()) if m}
 
 
 _NOTE_LINE = re.compile(r'^\s*[-*]\s*(?P<point>.+?)\s*\|\|\s*"?(?P<quote>[^"\n]+?)"?\s*$')
@@ -87,6 +109,26 @@ class NotesLayout:
         user = (f"{self._rules(max_notes)}\nPart {part_number} of {total_parts}:\n<part>\n{part}\n</part>\n"
                 f"Notes on this part:" + (f"\n({reminder})" if reminder else ""))
         return [{"role": "system", "content": NOTES_SYSTEM}, {"role": "user", "content": user}]
+
+    def reword_messages(self, sentences: list[str]) -> list[dict]:
+        """Code chose these sentences from a part; the model says what each one states, briefly."""
+        numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
+        user = "\n".join([
+            "[Rules]",
+            "Each numbered sentence below was taken from a document. Rewrite each one as a short note in your "
+            "own words: who said, proposed, decided or reported what. Do not copy the sentence.",
+            "For example:",
+            "[1] Marketing: I think we should move the launch to May, the supplier won't deliver before.",
+            "becomes",
+            "[1] Marketing proposes moving the launch to May because the supplier is late",
+            "Keep names, numbers and dates exactly as written. Use only what the sentence says.",
+            f"One line per sentence, numbered as the sentences are ([1] to [{len(sentences)}]).",
+            language_line(self.language).replace("summary", "notes"),
+            "[End of rules]",
+            f"<sentences>\n{numbered}\n</sentences>",
+            "Notes:",
+        ])
+        return [{"role": "system", "content": REWORD_SYSTEM}, {"role": "user", "content": user}]
 
     def writing_messages(self, notes: list[tuple[int, str]], bullets: int, section: str = "",
                          reminder: str = "") -> list[dict]:

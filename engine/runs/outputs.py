@@ -42,7 +42,8 @@ def sources_markdown(summary: str, notes: list[dict]) -> list[str]:
         quote = n["quote"] if len(n["quote"]) <= QUOTE_CHARS_SHOWN else n["quote"][:QUOTE_CHARS_SHOWN] + "…"
         lines = f"line {n['start_line']}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']}–{n['end_line']}"
-        how = {"extract": " (taken verbatim)", "located": " (the passage holding the note's words)"}.get(
+        how = {"extract": " (taken verbatim)", "reworded": " (a key sentence, reworded)",
+               "located": " (the passage holding the note's words)"}.get(
             n.get("origin"), "")
         rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
     return ["### Sources", "", *rows, ""] if rows else []

@@ -84,8 +84,13 @@ class RunReport:
     def prefix_reuse(self) -> dict:
         called = [r for r in self.rounds if r.attempts > 0 and r.first_call_reused >= 0]
         evaluations = sum(r.first_call_reused < self.static_prompt_tokens - 1 for r in called)
+        # A round whose model call follows a call with another prompt (another kind of round, or a failed
+        # part's notes) cannot reuse the static prompt: llama.cpp keeps one prompt's cache.
+        switches = sum(cur.kind != prev.kind or any(f in prev.flags for f in ("notes_fallback", "extracted"))
+                       for prev, cur in zip(called, called[1:]))
         return {"static_prompt_tokens": self.static_prompt_tokens, "model_calls": sum(r.attempts for r in self.rounds),
-                "rounds_with_model_calls": len(called), "static_prompt_evaluations": evaluations}
+                "rounds_with_model_calls": len(called), "static_prompt_evaluations": evaluations,
+                "prompt_switches": switches}
 
     def fact_totals(self) -> dict[str, int]:
         return {k: sum(getattr(c, k) for c in self.facts.values()) for k in ("kept", "changed", "lost")}

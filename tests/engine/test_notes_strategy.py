@@ -56,16 +56,37 @@ def test_invented_quotes_are_dropped_counted_and_the_part_still_reaches_the_summ
     events = run_all(rt, plan, state, options)
     records = _records(events)
     notes_rounds = [r for r in records if r.kind == "notes"]
-    assert all(r.attempts == 1 and r.notes_unverified == 1 and "extracted" in r.flags for r in notes_rounds)
+    # two calls each: the notes, then the rewording of the sentences taken in their place
+    assert all(r.attempts == 2 and r.notes_unverified == 1 and "extracted" in r.flags for r in notes_rounds)
     assert len([e for e in events if isinstance(e, CollapseDetected)]) == plan.rounds
     summary = state.summaries["day.txt"]
     assert "Mars" not in summary                                    # the invention never reaches the summary
     kept = state.notes["day.txt"]
-    assert kept and all(n["origin"] == "extract" for n in kept)
+    # the part's key sentences, each reworded by the model: the quote is the sentence, the point is not it
+    assert kept and all(n["origin"] == "reworded" and n["point"] != n["quote"] for n in kept)
+    assert all("reworded" in r.flags for r in notes_rounds)
     assert {n["part"] for n in kept} == set(range(plan.rounds))
     report = _report(rt, plan, state)
     assert report.notes_totals["unverified"] == plan.rounds
-    assert "(taken verbatim)" in summary_markdown(report, state)
+    assert "(a key sentence, reworded)" in summary_markdown(report, state)
+
+
+def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
+    def sloppy(call):
+        if call.kind == "notes":
+            return '- The team agreed to move to Mars || "we will all move to Mars next spring"\n'
+        if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
+            sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+            return f"[1] {sentences['1']}\n" + ("[2] They ordered 4812 units of it\n" if "2" in sentences else "")
+        return diligent(call)
+    rt = FakeRuntime(script=sloppy)
+    plan = make_plan(rt, conversation_day(sessions=2, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "extract" for n in kept)
+    assert "4812" not in state.summaries["day.txt"]
+    assert "(taken verbatim)" in summary_markdown(_report(rt, plan, state), state)
 
 
 def test_a_writing_pass_that_only_chats_falls_back_to_the_notes_themselves():

@@ -31,7 +31,9 @@ def test_sample_document_runs_to_the_end_in_the_window(qtbot, tmp_path, sample_d
     assert window.model_panel.measured is not None and window.model_panel.measured.kv_mib > 0   # real allocation
     assert "allocated" in window.model_panel.memory_bar.describe()
     assert window.results.summary_view.toPlainText().strip()
-    assert window.results.report.prefix_reuse["static_prompt_evaluations"] == 1
+    reuse = window.results.report.prefix_reuse
+    # evaluated once per run, not per round: again only after a call with another prompt (a failed part's notes)
+    assert 1 <= reuse["static_prompt_evaluations"] <= 1 + reuse["prompt_switches"]
     # the window's run went through the session's run path: it measured this machine's speed
     assert known_speeds(bundled_model_path()) is not None
     window.shutdown()

@@ -48,7 +48,9 @@ def _check_run(out_dir, source_text, smollm2_path, events):
                 prompt = renderer.render(layout.rolling_messages(full["summary_in"], chunk))
                 assert renderer.count(prompt) == r["prompt_tokens"]
             assert r["summary_chars"] == len(full["summary"])
-    assert run["prefix_reuse"]["static_prompt_evaluations"] == 1      # evaluated once per run, not per round
+    reuse = run["prefix_reuse"]
+    # evaluated once per run, not per round: again only after a call with another prompt (a failed part's notes)
+    assert 1 <= reuse["static_prompt_evaluations"] <= 1 + reuse["prompt_switches"]
     summary_md = (out_dir / "2026-11-27-summary.md").read_text(encoding="utf-8")
     assert saved["summaries"][next(iter(saved["summaries"]))].strip() in summary_md
     assert (out_dir / "2026-11-27-todos.md").read_text(encoding="utf-8").startswith("# TODO — 2026-11-27")
