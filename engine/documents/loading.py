@@ -58,7 +58,7 @@ def decode_bytes(raw: bytes, name: str) -> tuple[str, str]:
 
 def decode_document_bytes(raw: bytes, name: str) -> Decoded:
     """The text of ``raw``, how it was decoded, and what had to be guessed on the way."""
-    if not raw.strip():
+    if not raw or raw.isspace():      # stops at the first non-space byte (strip() would copy 60 MB)
         raise UnreadableDocument(f"{name} is empty: there is nothing to summarize.")
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if raw.startswith(bom):
@@ -78,7 +78,7 @@ def decode_document_bytes(raw: bytes, name: str) -> Decoded:
         raw = raw.replace(b"\x00", b"")
         warnings.append(f"removed {count} NUL byte{'s' if count != 1 else ''} (not text)")
     try:
-        return Decoded(raw.decode("utf-8"), "utf-8", tuple(warnings))
+        return Decoded(_decode_utf8_in_slices(raw), "utf-8", tuple(warnings))
     except UnicodeDecodeError:
         pass
     best = _detect(raw)
@@ -88,6 +88,38 @@ def decode_document_bytes(raw: bytes, name: str) -> Decoded:
     text, encoding, sure = best
     warnings.append(f"not UTF-8: read as {encoding} ({sure:.0%} sure); if letters look wrong, save it as UTF-8")
     return Decoded(text, encoding, tuple(warnings))
+
+
+# A single C call on a very long text holds the GIL throughout: decoding or normalising 60 MB at once
+# stalled the window's GUI thread 150-260 ms (bench/plan_large.py). In slices, each call is short and the
+# loop between them lets the GUI thread in.
+SLICE_BYTES = 1 << 20
+
+
+def _decode_utf8_in_slices(raw: bytes) -> str:
+    """raw.decode("utf-8") (strict), a slice at a time."""
+    if len(raw) <= SLICE_BYTES:
+        return raw.decode("utf-8")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts = [decoder.decode(raw[i:i + SLICE_BYTES]) for i in range(0, len(raw), SLICE_BYTES)]
+    parts.append(decoder.decode(b"", final=True))
+    return "".join(parts)
+
+
+def unix_newlines(text: str) -> str:
+    """CRLF and lone CR as LF, a slice at a time for long texts (a slice never ends inside a CRLF)."""
+    if "\r" not in text:
+        return text
+    if len(text) <= SLICE_BYTES:
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+    parts, i = [], 0
+    while i < len(text):
+        end = min(len(text), i + SLICE_BYTES)
+        if text[end - 1] == "\r" and end < len(text):
+            end += 1                                     # keep a CRLF whole
+        parts.append(text[i:end].replace("\r\n", "\n").replace("\r", "\n"))
+        i = end
+    return "".join(parts)
 
 
 def _utf16_without_bom(raw: bytes) -> Decoded | None:
@@ -158,8 +190,7 @@ def document_from_bytes(path: Path, raw: bytes) -> Document:
     if suffix == ".doc":
         raise UnreadableDocument(f"{name} is an old Word .doc file; save it as .docx or text first.")
     decoded = decode_document_bytes(raw, name)
-    text, encoding, warnings = decoded.text.replace("\r\n", "\n").replace("\r", "\n"), decoded.encoding, \
-        decoded.warnings
+    text, encoding, warnings = unix_newlines(decoded.text), decoded.encoding, decoded.warnings
     if suffix in (".html", ".htm", ".xhtml"):
         return Document(path, _nonempty(html_to_text(text), name), encoding, "html", warnings)
     if suffix in (".json", ".jsonl", ".ndjson"):
@@ -169,7 +200,7 @@ def document_from_bytes(path: Path, raw: bytes) -> Document:
 
 
 def _nonblank(raw: bytes, name: str) -> bytes:
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise UnreadableDocument(f"{name} is empty: there is nothing to summarize.")
     return raw
 

@@ -182,3 +182,17 @@ def test_bundle_separates_files_and_maps_offsets_back(tmp_path):
     assert bundle.locate(bundle.parts[0].start_char + 6) == ("one.txt", 6)
     single = bundle_documents(docs[:1])
     assert single.text == "first file"
+
+
+def test_long_texts_are_decoded_and_normalised_in_slices_without_changing_a_character(monkeypatch):
+    """Slices keep the GUI thread responsive (bench/plan_large.py); a multi-byte letter or a CRLF cut by a
+    slice boundary must come out exactly as a single call would give it, and bad UTF-8 still fails."""
+    import precis.engine.documents.loading as loading
+    monkeypatch.setattr(loading, "SLICE_BYTES", 7)
+    text = "ab\r\ncdé\r\n日本語\rx\r\n" * 5 + "end\r"
+    raw = text.encode("utf-8")
+    assert loading._decode_utf8_in_slices(raw) == text
+    assert loading.unix_newlines(text) == text.replace("\r\n", "\n").replace("\r", "\n")
+    assert "\r" not in loading.unix_newlines(text)
+    with pytest.raises(UnicodeDecodeError):
+        loading._decode_utf8_in_slices(raw[:9] + b"\xff" + raw[9:])
