@@ -128,11 +128,7 @@ class ModelPanel(QWidget):
             self._sync_selector()
             return False
         self.facts, self.model_path, self.measured = facts, Path(path), None
-        index = self.selector.findData(str(path))
-        if index < 0:
-            self.selector.insertItem(max(0, self.selector.count() - 2), Path(path).name, str(path))
-            index = self.selector.findData(str(path))
-        self.selector.setCurrentIndex(index)
+        self._sync_selector()
         self.facts_label.setText(
             f"{display_name(facts)} — {facts.architecture}, {facts.parameter_count / 1e6:,.0f}M parameters, "
             f"{facts.quantization}, {facts.file_bytes / 2**20:,.0f} MiB, trained context {facts.n_ctx_train:,} tokens")
@@ -151,8 +147,19 @@ class ModelPanel(QWidget):
         return True
 
     def _sync_selector(self) -> None:
-        index = self.selector.findData(str(self.model_path)) if self.model_path else 0
-        self.selector.setCurrentIndex(max(0, index))
+        """Show the model in use. One opened from outside the scanned folders gets its own entry, also
+        when a later scan rebuilds the list (the list once fell back to the bundled model's name while
+        another model stayed in use)."""
+        if self.model_path is None:
+            self.selector.setCurrentIndex(0)
+            return
+        index = self.selector.findData(str(self.model_path))
+        if index < 0:
+            self.selector.blockSignals(True)
+            self.selector.insertItem(max(0, self.selector.count() - 2), self.model_path.name, str(self.model_path))
+            self.selector.blockSignals(False)
+            index = self.selector.findData(str(self.model_path))
+        self.selector.setCurrentIndex(index)
 
     def _on_selector_activated(self, index: int) -> None:
         data = self.selector.itemData(index)

@@ -329,3 +329,20 @@ def test_a_document_read_with_a_guess_says_so_in_the_list(make_window, qtbot, tm
     qtbot.waitUntil(lambda: not window.documents.reading, timeout=10_000)
     item = window.findChild(QListWidget, "documentList").item(0)
     assert "read as cp1252" in item.text() and "sure" in item.toolTip()
+
+
+def test_a_model_opened_from_elsewhere_stays_shown_when_the_scan_arrives(make_window, qtbot, tmp_path):
+    """The screenshot once showed "SmolLM2 (bundled)" in the selector while a Qwen model from another folder
+    was in use: the discovery result rebuilt the list without it."""
+    import shutil
+
+    from precis.models.library.bundled import bundled_model_path
+    elsewhere = tmp_path / "not-scanned" / "my-model.gguf"
+    elsewhere.parent.mkdir()
+    shutil.copyfile(bundled_model_path(), elsewhere)
+    window = make_window(runtime_factory=fake_factory(), model_path=elsewhere)
+    panel = window.model_panel
+    assert panel.selector.currentData() == str(elsewhere)
+    panel.set_library(None)                                   # a scan that did not find it
+    assert panel.model_path == elsewhere and panel.selector.currentData() == str(elsewhere)
+    assert panel.selector.currentText() == "my-model.gguf"
