@@ -17,6 +17,14 @@ def _records(events):
     return [e.record for e in events if isinstance(e, RoundFinished)]
 
 
+def _notes_run(script, sessions: int):
+    """A whole notes run over a generated day of ``sessions`` sessions, the fake runtime following ``script``."""
+    rt = FakeRuntime(script=script)
+    plan = make_plan(rt, conversation_day(sessions=sessions, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    return rt, plan, state, run_all(rt, plan, state, options)
+
+
 def _report(rt, plan, state):
     return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(rt, plan))
 
@@ -50,10 +58,7 @@ def test_invented_quotes_are_dropped_counted_and_the_part_still_reaches_the_summ
         if call.kind == "notes":
             return '- The team agreed to move to Mars || "we will all move to Mars next spring"\n'
         return diligent(call)
-    rt = FakeRuntime(script=inventive)
-    plan = make_plan(rt, conversation_day(sessions=3, noise_sessions=()))
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    events = run_all(rt, plan, state, options)
+    rt, plan, state, events = _notes_run(inventive, sessions=3)
     records = _records(events)
     notes_rounds = [r for r in records if r.kind == "notes"]
     # two calls each: the notes, then the rewording of the sentences taken in their place
@@ -79,10 +84,7 @@ def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
             sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
             return f"[1] {sentences['1']}\n" + ("[2] They ordered 4812 units of it\n" if "2" in sentences else "")
         return diligent(call)
-    rt = FakeRuntime(script=sloppy)
-    plan = make_plan(rt, conversation_day(sessions=2, noise_sessions=()))
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    run_all(rt, plan, state, options)
+    rt, plan, state, _events = _notes_run(sloppy, sessions=2)
     kept = state.notes["day.txt"]
     assert kept and all(n["origin"] == "extract" for n in kept)
     assert "4812" not in state.summaries["day.txt"]
@@ -94,10 +96,7 @@ def test_a_writing_pass_that_only_chats_falls_back_to_the_notes_themselves():
         if call.kind == "write":
             return "Here is the summary you asked for.\nDo you want me to add more details?"
         return diligent(call)
-    rt = FakeRuntime(script=chatty)
-    plan = make_plan(rt, conversation_day(sessions=3, noise_sessions=()))
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    events = run_all(rt, plan, state, options)
+    rt, plan, state, events = _notes_run(chatty, sessions=3)
     write = _records(events)[-1]
     assert write.kind == "write" and "notes_fallback" in write.flags and write.attempts == 2
     assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["notes_fallback"]
@@ -111,10 +110,8 @@ def test_a_written_line_no_note_supports_is_dropped():
         if call.kind == "write":
             return diligent(call) + "\n- The company was founded in 1887 by a sailor."
         return diligent(call)
-    rt = FakeRuntime(script=embellishing)
-    plan = make_plan(rt, conversation_day(sessions=2, noise_sessions=()))
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    records = _records(run_all(rt, plan, state, options))
+    rt, plan, state, events = _notes_run(embellishing, sessions=2)
+    records = _records(events)
     assert "1887" not in state.summaries["day.txt"]
     assert records[-1].notes_unsupported == 1                        # counted as dropped
 

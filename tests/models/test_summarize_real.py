@@ -87,28 +87,34 @@ def test_corpus_meeting_end_to_end(tmp_path, capsys, smollm2_path):
     _check_run(tmp_path / "out", text, smollm2_path, events)
 
 
-def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_document, precis_home):
+def _stop_after_the_first_round(tmp_path, sample_document, precis_home, sig) -> tuple[str, dict, dict]:
+    """A real rolling run as a child process, sent ``sig`` once its first round finished: it must exit 130
+    with its state "cancelled", its rounds kept and the partial summary written. (run_id, state, env)."""
     source = tmp_path / "day.txt"
     source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
     env = {**os.environ, "PRECIS_HOME": str(precis_home)}
-    cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date", "2026-11-27",
-           "--out", str(tmp_path / "out"), "--json-events", "--strategy", "rolling"]
+    cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date",
+           "2026-11-27", "--out", str(tmp_path / "out"), "--json-events", "--strategy", "rolling"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run_id = None
     for line in proc.stdout:
         event = json.loads(line)
-        if event["event"] == "RunPlanned":
-            run_id = event["run_id"]
+        run_id = event.get("run_id", run_id)
         if event["event"] == "RoundFinished":
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
             break
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
     assert state["status"] == "cancelled" and len(state["rounds"]) >= 1
-    kept = [r["summary"] for r in state["rounds"]]
     partial = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
     assert "> Partial: the run was cancelled" in partial
+    return run_id, state, env
+
+
+def test_ctrl_c_cancels_keeps_rounds_and_resume_finishes(tmp_path, sample_document, precis_home):
+    run_id, state, env = _stop_after_the_first_round(tmp_path, sample_document, precis_home, signal.SIGINT)
+    kept = [r["summary"] for r in state["rounds"]]
 
     listed = subprocess.run([sys.executable, "-m", "precis.gui.launcher", "runs"], cwd=REPO_ROOT, env=env,
                             capture_output=True, text=True)
@@ -155,21 +161,4 @@ def test_the_bundled_model_through_notes_gives_only_lines_linked_to_verified_quo
 
 def test_sigterm_stops_like_ctrl_c_and_writes_the_partial_files(tmp_path, sample_document, precis_home):
     """A scheduler stops a job with SIGTERM: finished rounds are kept and the partial files written."""
-    source = tmp_path / "day.txt"
-    source.write_text(sample_document.read_text(encoding="utf-8")[:7000], encoding="utf-8")
-    env = {**os.environ, "PRECIS_HOME": str(precis_home)}
-    cmd = [sys.executable, "-m", "precis.gui.launcher", "summarize", str(source), "--n-ctx", "2048", "--date",
-           "2026-11-27", "--out", str(tmp_path / "out"), "--json-events", "--strategy", "rolling"]
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    run_id = None
-    for line in proc.stdout:
-        event = json.loads(line)
-        run_id = event.get("run_id", run_id)
-        if event["event"] == "RoundFinished":
-            proc.send_signal(signal.SIGTERM)
-            break
-    _out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    state = json.loads((precis_home / "data" / "runs" / run_id / "state.json").read_text(encoding="utf-8"))
-    assert state["status"] == "cancelled" and state["rounds"]
-    assert "> Partial: the run was cancelled" in (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    _stop_after_the_first_round(tmp_path, sample_document, precis_home, signal.SIGTERM)
