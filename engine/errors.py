@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2         # a document, option or output folder that cannot be used
     MODEL = 3             # the model file cannot be loaded or a round cannot be sent
     HUB = 4               # the Hugging Face Hub could not be reached or answered with an error
+    SERVER = 5            # the model server could not be reached, refused the request or broke off
     CANCELLED = 130       # stopped by the user (Ctrl-C, SIGTERM, Stop): finished rounds are kept
 
 
@@ -42,3 +43,16 @@ class ContextOverflow(PrecisError):
 class Cancelled(PrecisError):
     """The user stopped the work; finished results are kept."""
     exit_code = ExitCode.CANCELLED
+
+
+class ServerError(PrecisError):
+    """The model server could not be reached, refused a request, or broke off a reply."""
+    exit_code = ExitCode.SERVER
+
+
+class ServerContextShort(ServerError):
+    """The server rejected or truncated a prompt for length: its context is shorter than planned."""
+
+    def __init__(self, message: str, n_ctx: int | None = None) -> None:
+        super().__init__(message)
+        self.n_ctx = n_ctx          # the context the server named, when it named one

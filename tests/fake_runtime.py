@@ -85,8 +85,8 @@ class FakeRuntime:
             self._pieces.append(piece)
         return self._vocab[piece]
 
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenize(text))
+    def count_tokens(self, text: str, *, special: bool = False) -> int:
+        return len(self.tokenize(text, special=special))
 
     def detokenize(self, ids) -> str:
         return "".join(self._pieces[i] for i in ids)

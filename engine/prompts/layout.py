@@ -134,7 +134,7 @@ class PromptRenderer:
 
     def count(self, prompt: str) -> int:
         # Rendered prompts contain template tokens (<|im_start|>...): counted as the runtime sends them.
-        return len(self.runtime.tokenize(prompt, special=True))
+        return self.runtime.count_tokens(prompt, special=True)
 
     def static_prompt_tokens(self, layout: RoundLayout) -> int:
         """The round prompt with an empty summary and an empty chunk: template, system, rules, date, labels,

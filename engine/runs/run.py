@@ -44,12 +44,18 @@ def plan_identity(plan: RunPlan, strategy: str) -> dict:
 
 
 def new_state(plan: RunPlan, model_path: Path | None, settings: dict, options: RunOptions, files: list[str],
-              request: dict | None = None) -> RunState:
+              request: dict | None = None, model_identity: tuple[str, str] | None = None) -> RunState:
+    """``model_identity``: (name, fingerprint) of a model that is not a local file (a server's model)."""
     identity = plan_identity(plan, options.strategy)
     digest = plan_hash(identity)
+    if model_identity is not None:
+        model_name, fingerprint = model_identity
+    else:
+        model_name = str(model_path or "")
+        fingerprint = model_fingerprint(model_path) if model_path else "fake"
     return RunState(
         run_id=new_run_id(plan.layout.date, digest), strategy=options.strategy,
-        model_path=str(model_path or ""), model_fingerprint=model_fingerprint(model_path) if model_path else "fake",
+        model_path=model_name, model_fingerprint=fingerprint,
         settings=settings, layout=identity["layout"], budget=plan.budget.as_dict(),
         documents=[{"name": d.name, "text_sha256": text_hash(d.text), "chars": d.chars, "tokens": d.tokens,
                     "chunks": [[c.start_char, c.end_char, c.sent_start_char, c.tokens] for c in d.chunks]}

@@ -115,8 +115,8 @@ class LlamaRuntime:
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
 
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenize(text))
+    def count_tokens(self, text: str, *, special: bool = False) -> int:
+        return len(self.tokenize(text, special=special))
 
     def token_char_starts(self, text: str) -> list[int] | None:
         """Tokenize ``text`` once and return the character offset where each token starts.

@@ -1,7 +1,8 @@
 """The runtime seam: what every strategy needs from a model, and the small values that cross it.
 
-``LlamaRuntime`` (engine.runtime.llama) implements it in-process; tests use a scripted fake. Nothing
-here imports llama_cpp.
+``LlamaRuntime`` (engine.runtime.llama) implements it in-process, ``ServerRuntime``
+(engine.runtime.server.runtime) over an OpenAI-compatible server; tests also use a scripted fake.
+Nothing here imports llama_cpp.
 """
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ class Runtime(Protocol):
     last_call: CallStats
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]: ...
-    def count_tokens(self, text: str) -> int: ...
+    def count_tokens(self, text: str, *, special: bool = False) -> int: ...
     def detokenize(self, tokens) -> str: ...
     def render_chat(self, messages: list[dict]) -> str: ...
     def stream(self, prompt: str, params: SamplingParams, cancel: CancelToken | None = None) -> Iterator[str]: ...
