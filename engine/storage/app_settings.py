@@ -27,6 +27,9 @@ class AppSettings:
     per_file: bool = False
     recent_files: list[str] = field(default_factory=list)
     model_folders: list[str] = field(default_factory=list)
+    server_url: str = ""               # a model server chosen in the window ("" : the local model)
+    server_model: str = ""
+    server_key_env: str = "PRECIS_API_KEY"   # the variable holding the key; the key is never stored
 
     def remember_files(self, paths: list[Path]) -> None:
         new = [str(p) for p in paths]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import closing
 from dataclasses import asdict
 
 from precis.engine.errors import ExitCode
@@ -10,22 +11,26 @@ from precis.engine.planning.memory_plan import MIB
 from precis.models.cli.progress_line import PlanningProgress
 from precis.models.gguf.facts import read_model_facts
 from precis.models.library.bundled import display_name
-from precis.models.session.plan_text import memory_lines, plan_lines
+from precis.models.session.plan_text import memory_lines, plan_lines, server_lines
 from precis.models.session.planner import (
     announce_inputs,
     input_notes,
     memory_of,
     model_path_of,
+    plan_run,
     plan_with_vocab,
     read_documents,
     runtime_settings_of,
     training_context_note,
 )
 from precis.models.session.request import request_from_args
+from precis.models.session.server_connection import connect
 
 
 def run(args) -> int:
     request = request_from_args(args)
+    if request.server:
+        return _run_on_server(args, request)
     model_path = model_path_of(request)
     facts = read_model_facts(model_path)
     memory = memory_of(request, model_path)
@@ -66,6 +71,28 @@ def run(args) -> int:
     if run_plan is not None:
         print()
         print("\n".join(line.text for line in plan_lines(run_plan)))
+    return ExitCode.OK
+
+
+def _run_on_server(args, request) -> int:
+    """The plan against a model server: its context and its tokenizer; no memory plan (no local model)."""
+    loaded = read_documents(request.files) if request.files else None
+    if loaded is not None:
+        announce_inputs(loaded, sys.stderr)
+    with closing(connect(request)) as runtime:
+        run_plan = plan_run(request.with_changes(n_ctx=runtime.n_ctx), runtime, loaded.documents,
+                            None, PlanningProgress(sys.stderr), measured_here=False) if loaded else None
+        described = runtime.describe()
+        if args.json:
+            out = dict(described, n_ctx_note=runtime.n_ctx_note)
+            if run_plan is not None:
+                out.update(run_plan.as_dict())
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+            return ExitCode.OK
+        print("\n".join(line.text for line in server_lines(described, runtime.n_ctx_note)))
+        if run_plan is not None:
+            print()
+            print("\n".join(line.text for line in plan_lines(run_plan, on_server=True)))
     return ExitCode.OK
 
 

@@ -9,16 +9,19 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 
-from precis.engine.errors import BadInput, ExitCode
-from precis.engine.events import event_dict
+from precis.engine.errors import BadInput, ExitCode, PrecisError
+from precis.engine.events import RoundFinished, RunPlanned, event_dict
 from precis.engine.runs.outputs import write_outputs
 from precis.engine.runtime.protocol import CancelToken
 from precis.models.cli.progress_line import PlanningProgress, ProgressLine, print_end
+from precis.models.session.batch import run_batch
 from precis.models.session.job import ModelLoaded, RunReported, resume_request, run_job
 from precis.models.session.planner import announce_inputs, input_notes, read_documents
 from precis.models.session.preflight import preflight
 from precis.models.session.request import request_from_args
+from precis.models.session.server_connection import connect_with
 
 
 def run(args) -> int:
@@ -32,6 +35,8 @@ def run(args) -> int:
     announce_inputs(loaded, sys.stderr)
     checked = preflight(request.out, request.archive_date, sum(len(d.text.encode("utf-8")) for d in loaded.documents))
     try:
+        if request.batch:
+            return _run_batch(args, request, loaded, checked)
         for path in checked.replacing:
             print(f"precis: {path} exists and will be replaced", file=sys.stderr)
         return _run(args, request, loaded, resume_state, checked)
@@ -44,12 +49,15 @@ def _run(args, request, loaded, resume_state, checked) -> int:
     runtimes = []
 
     def runtime_for(path, settings):
-        from precis.engine.runtime.llama import LlamaRuntime
-        runtimes.append(LlamaRuntime.load(path, settings))
+        if request.server:
+            runtimes.append(connect_with(settings))
+        else:
+            from precis.engine.runtime.llama import LlamaRuntime
+            runtimes.append(LlamaRuntime.load(path, settings))
         return runtimes[-1], True
 
     cancel = CancelToken()
-    previous = {sig: signal.signal(sig, lambda *_: cancel.cancel()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = _stop_on_signals(cancel)
     reported = None
     try:
         for event in run_job(request, loaded.documents, runtime_for, cancel, resume_state, input_notes(loaded),
@@ -74,6 +82,64 @@ def _run(args, request, loaded, resume_state, checked) -> int:
     if reported.outcome == "failed":
         print(f"precis: {reported.message}", file=sys.stderr)
     return reported.exit_code
+
+
+def _stop_on_signals(cancel: CancelToken) -> dict:
+    """Ctrl-C and SIGTERM stop the run (or every document of a batch); finished rounds are kept."""
+    return {sig: signal.signal(sig, lambda *_: cancel.cancel()) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _run_batch(args, request, loaded, checked) -> int:
+    """One summary per file through the server, up to --parallel at a time (models/session/batch.py)."""
+    documents = loaded.documents
+    total = len(documents)
+    order = {str(d.path.resolve()): i for i, d in enumerate(documents, 1)}
+    lock = threading.Lock()
+    planned: dict[str, int] = {}
+    print(f"precis: batch of {total} document(s) through {request.server}, {request.parallel} at a time; "
+          f"results in {checked.out}/<name>/", file=sys.stderr)
+
+    def on_event(item, event) -> None:
+        with lock:
+            tag = f"[{order[item.file]}/{total}] {item.name}"
+            if args.json_events:
+                if event is not None and not isinstance(event, (ModelLoaded, PrecisError)):
+                    body = {"outcome": event.outcome, "message": event.message, "out": item.out} \
+                        if isinstance(event, RunReported) else event_dict(event)
+                    print(json.dumps({"document": item.file, "event": type(event).__name__, **body},
+                                     ensure_ascii=False), flush=True)
+                return
+            if event is None:
+                print(f"precis: {tag}: already summarized by an earlier run of this batch, skipped", file=sys.stderr)
+            elif isinstance(event, RunPlanned):
+                planned[item.file] = event.rounds
+                resumed = f", resuming after {event.resumed_from} round(s)" if event.resumed_from else ""
+                print(f"precis: {tag}: {event.rounds} round(s) planned{resumed} (run {event.run_id})", file=sys.stderr)
+            elif isinstance(event, RoundFinished):
+                r = event.record
+                print(f"precis: {tag}: round {r.index + 1} of {planned.get(item.file, '?')} done, summary "
+                      f"{r.summary_chars:,} chars{' (' + ', '.join(r.flags) + ')' if r.flags else ''}",
+                      file=sys.stderr)
+            elif isinstance(event, RunReported):
+                where = f" -> {item.out}" if event.outcome == "finished" else ""
+                print(f"precis: {tag}: {event.outcome} in {item.seconds:,.0f} s{where}"
+                      f"{': ' + event.message if event.message else ''}", file=sys.stderr)
+            elif isinstance(event, PrecisError):
+                print(f"precis: {tag}: failed: {event}", file=sys.stderr)
+
+    cancel = CancelToken()
+    previous = _stop_on_signals(cancel)
+    try:
+        result = run_batch(request, documents, checked.out, cancel, on_event, input_notes(loaded))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    counts = {}
+    for item in result.items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    print(f"precis: batch done: {summary}; index in {result.manifest}", file=sys.stderr)
+    return result.exit_code
 
 
 def _json_emitter():

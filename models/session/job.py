@@ -7,6 +7,7 @@ the speeds measured for the next plan's time estimate, and build the same report
 from __future__ import annotations
 
 import logging
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -25,6 +26,7 @@ from precis.engine.storage.speed_log import record_speeds
 from precis.engine.summary.guard import GuardSettings
 from precis.models.session.planner import check_memory, model_path_of, plan_run, runtime_settings_of, strategy_of
 from precis.models.session.request import RunRequest
+from precis.models.session.server_connection import server_settings_of
 
 log = logging.getLogger(__name__)
 # Fewer tokens than this say little about a machine's speed: such a run does not update the estimate.
@@ -78,43 +80,107 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
 
     Bad input and load failures raise (PrecisError) before any round; after that, the engine ends
     with RunFinished whatever happens, and RunReported follows with the report of what was done.
+    With ``request.server`` the model runs on that server (``runtime_for(None, ServerSettings)``).
     """
     cancel = cancel or CancelToken()
+    if request.server:
+        target = _server_target(request, runtime_for)
+    else:
+        target = _local_target(request, runtime_for)
+    request, runtime = target.request, target.runtime
+    if target.loaded_now:
+        yield ModelLoaded(getattr(runtime, "allocation", None))
+    files = [str(Path(f).resolve()) for f in request.files] or [str(d.path) for d in documents]
+    options = run_options(request)
+    replans = 0
+    while True:
+        plan = plan_run(target.planning_request(runtime), runtime, documents, target.model_path, plan_progress,
+                        measured_here=not request.server)
+        if plan.rounds > request.max_rounds:
+            raise BadInput(f"The plan has {plan.rounds:,} rounds, more than the cap of {request.max_rounds:,} "
+                           "(--max-rounds). Split the document, use a larger context, or raise the cap.")
+        state = new_state(plan, target.model_path, target.settings(runtime), options, files, request.as_dict(),
+                          model_identity=target.identity(runtime))
+        state.inputs = inputs or {"warnings": [{"file": str(d.path), "warning": w} for d in documents
+                                                for w in d.warnings]}
+        if resume is not None:
+            check_resumable(resume, state)
+            state = resume
+        finished = None
+        try:
+            for event in run_summary(runtime, plan, state, options, cancel):
+                if isinstance(event, RunFinished):
+                    finished = event          # held back: a run planned again does not end here
+                    continue
+                yield event
+        except Exception as exc:  # a bug: run_summary saved the state as failed; report what was done
+            log.exception("the run stopped on an unexpected error")
+            finished = RunFinished("failed", dict(state.summaries), f"Unexpected error: {exc!r}. Finished rounds "
+                                   "are kept; please report this.", str(state.directory), ExitCode.FAILED)
+        short = getattr(runtime, "context_short", None)
+        if finished.outcome == "failed" and short is not None and not state.rounds and replans < MAX_REPLANS:
+            # The server's real context is shorter than it said, and nothing was done yet: plan again
+            # with the context it named (or three quarters), instead of failing the document.
+            runtime.shrink_context(short)
+            replans += 1
+            resume = None
+            shutil.rmtree(state.directory, ignore_errors=True)   # an empty failed run: nothing to keep
+            log.warning("the server refused the first prompt for length; planning again with %d tokens", runtime.n_ctx)
+            continue
+        break
+    yield finished
+    report = make_report(runtime, plan, state)
+    if not request.server:
+        record_measured_speeds(target.model_path, target.local_settings, report)
+    write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
+    exit_code = {"finished": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(
+        finished.outcome, finished.exit_code or ExitCode.MODEL)
+    yield RunReported(finished.outcome, finished.message, int(exit_code), report, state, plan)
+
+
+MAX_REPLANS = 2
+
+
+@dataclass
+class _Target:
+    """Where the model runs for one job: in-process (a GGUF and its settings) or on a server."""
+    request: RunRequest
+    runtime: object
+    loaded_now: bool
+    model_path: Path | None
+    local_settings: RuntimeSettings | None = None
+
+    def planning_request(self, runtime) -> RunRequest:
+        # A server run plans with the context the server offers (the saved request keeps "the server's").
+        return self.request.with_changes(n_ctx=runtime.n_ctx) if self.request.server else self.request
+
+    def settings(self, runtime) -> dict:
+        return runtime.describe() if self.request.server else self.local_settings.as_dict()
+
+    def identity(self, runtime) -> tuple[str, str] | None:
+        if not self.request.server:
+            return None
+        info = runtime.info
+        # The model's name, not the URL: the same model behind a new address or port still resumes.
+        return f"{info.model} @ {info.url}", f"server-model:{info.model}"
+
+
+def _local_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
     model_path = model_path_of(request)
     request = request.with_changes(strategy=strategy_of(request, model_path))
     settings = runtime_settings_of(request)
     check_memory(request, model_path)
     runtime, loaded_now = runtime_for(model_path, settings)
-    if loaded_now:
-        yield ModelLoaded(getattr(runtime, "allocation", None))
-    plan = plan_run(request, runtime, documents, model_path, plan_progress)
-    if plan.rounds > request.max_rounds:
-        raise BadInput(f"The plan has {plan.rounds:,} rounds, more than the cap of {request.max_rounds:,} "
-                       "(--max-rounds). Split the document, use a larger context, or raise the cap.")
-    options = run_options(request)
-    files = [str(Path(f).resolve()) for f in request.files] or [str(d.path) for d in documents]
-    state = new_state(plan, model_path, settings.as_dict(), options, files, request.as_dict())
-    state.inputs = inputs or {"warnings": [{"file": str(d.path), "warning": w} for d in documents
-                                            for w in d.warnings]}
-    if resume is not None:
-        check_resumable(resume, state)
-        state = resume
-    finished = None
-    try:
-        for event in run_summary(runtime, plan, state, options, cancel):
-            if isinstance(event, RunFinished):
-                finished = event
-            yield event
-    except Exception as exc:  # a bug: run_summary saved the state as failed; report what was done
-        log.exception("the run stopped on an unexpected error")
-        finished = RunFinished("failed", dict(state.summaries), f"Unexpected error: {exc!r}. Finished rounds are "
-                               "kept; please report this.", str(state.directory), ExitCode.FAILED)
-    report = make_report(runtime, plan, state)
-    record_measured_speeds(model_path, settings, report)
-    write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
-    exit_code = {"finished": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(
-        finished.outcome, finished.exit_code or ExitCode.MODEL)
-    yield RunReported(finished.outcome, finished.message, int(exit_code), report, state, plan)
+    return _Target(request, runtime, loaded_now, model_path, settings)
+
+
+def _server_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
+    runtime, loaded_now = runtime_for(None, server_settings_of(request))
+    # The served model's size is known only when its GGUF is on this machine; otherwise "auto" picks
+    # the default for larger models (servers are where the larger models run).
+    local = Path(runtime.info.local_gguf) if runtime.info.local_gguf else None
+    request = request.with_changes(strategy=strategy_of(request, local))
+    return _Target(request, runtime, loaded_now, local)
 
 
 def record_measured_speeds(model_path: Path, settings: RuntimeSettings, report: RunReport) -> bool:

@@ -14,7 +14,24 @@ class PlanLine:
     tone: str = ""          # "", "headline", "warning", "error"
 
 
-def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document: bool = True) -> list[PlanLine]:
+def server_lines(described: dict, n_ctx_note: str) -> list[PlanLine]:
+    """What a server run plans with: the server, its model, its context and where token counts come from."""
+    counts = {"tokenize": "exact, from the server's tokenizer", "local-gguf": "exact, from the model's GGUF here",
+              "estimate": "estimated (cl100k_base x1.5: the server cannot tokenize)"}[described["token_counts"]]
+    lines = [PlanLine(f"{described['model']} on the {described['kind']} at {described['url']}: the model runs there, "
+                      "not in this machine's RAM", "headline"),
+             PlanLine(f"Context: {n_ctx_note}"),
+             PlanLine(f"Token counts: {counts}")]
+    if described.get("slots"):
+        lines.append(PlanLine(f"The server runs {described['slots']} requests side by side (--parallel up to that)"))
+    if described["token_counts"] == "estimate":
+        lines.append(PlanLine("Counts are estimates: chunks are planned smaller to stay inside the context.",
+                              "warning"))
+    return lines
+
+
+def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document: bool = True,
+               on_server: bool = False) -> list[PlanLine]:
     b = plan.budget
     sizes = [c.tokens for d in plan.documents for c in d.chunks]
     n_summaries = len(plan.documents)
@@ -45,7 +62,9 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
     if e is not None:
         lines.append(PlanLine(f"To process: {e.evaluated_tokens:,} prompt tokens (of {e.prompt_tokens:,} sent; the "
                               f"rest is reused from the cache) and {e.generated_tokens:,} to generate"))
-        if e.seconds is None:
+        if e.seconds is None and on_server:
+            lines.append(PlanLine("Time: depends on the server's hardware and load (the run reports it)"))
+        elif e.seconds is None:
             lines.append(PlanLine("Time: unknown until this model's speed is measured here (`precis plan --measure`, "
                                   "or after a first run)"))
         else:

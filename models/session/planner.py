@@ -107,10 +107,12 @@ def strategy_of(request: RunRequest, model_path: Path | None) -> str:
 
 
 def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_path: Path | None,
-             progress=None) -> RunPlan:
-    """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, or vocab-only). The
-    chunk is the smaller of what the context allows and what the model's size writes best at."""
-    speeds = known_speeds(model_path, runtime_settings_of(request).n_threads) if model_path else None
+             progress=None, *, measured_here: bool = True) -> RunPlan:
+    """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, vocab-only, or a
+    server's). The chunk is the smaller of what the context allows and what the model's size writes
+    best at. ``measured_here=False`` (a server run): this machine's speeds say nothing of the server's."""
+    speeds = known_speeds(model_path, runtime_settings_of(request).n_threads) if model_path and measured_here \
+        else None
     overrides = request.budget_overrides()
     if overrides["max_chunk_tokens"] is None:
         profile = profile_of(model_path)

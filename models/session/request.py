@@ -38,7 +38,8 @@ class RunRequest:
                               flag=None)
     model: str = option("default", "path to a .gguf file, or `default` (the bundled SmolLM2-135M)", flag="--model",
                         metavar="MODEL")
-    n_ctx: int = option(4096, f"context length in tokens, a multiple of {CTX_PAD_TOKENS}", flag="--n-ctx", type=int,
+    n_ctx: int = option(4096, f"context length in tokens, a multiple of {CTX_PAD_TOKENS}; with --server it can only "
+                        "lower the server's context, which is the default there", flag="--n-ctx", type=int,
                         metavar="N")
     kv_type: str = option("f16", "KV cache type: f16 exact; q8_0 half the memory; q4_0 a quarter (lossy)",
                           flag="--kv-type", choices=KV_TYPES)
@@ -82,6 +83,17 @@ class RunRequest:
                              metavar="N")
     out: str = option(".", "folder for DATE-summary.md, DATE-todos.md and DATE-run.json", flag="--out",
                       commands=(SUMMARIZE,), metavar="DIR")
+    server: str = option("", "run the model on an OpenAI-compatible server at this base URL (such as "
+                         "http://127.0.0.1:8080/v1) instead of in-process; the API key is read from PRECIS_API_KEY "
+                         "(see --server-key-env)",
+                         flag="--server", metavar="URL")
+    server_model: str = option("", "the server's model (default: its only or first listed)", flag="--server-model",
+                               metavar="NAME")
+    server_key_env: str = option("PRECIS_API_KEY", "the environment variable that holds the server's API key (the "
+                                 "key itself is never saved)", flag="--server-key-env", metavar="NAME")
+    parallel: int = option(1, "with --server: summarize each file on its own, up to N documents in flight (use the "
+                           "server's parallel slots); the in-process model runs one at a time", flag="--parallel",
+                           type=int, commands=(SUMMARIZE,), metavar="N")
 
     # ----- one JSON form: the checkpoint keeps it, resume reads it --------------------------------
     def as_dict(self) -> dict:
@@ -104,8 +116,22 @@ class RunRequest:
         return {"summary_out_cap": self.summary_cap, "summary_in_cap": self.summary_in_cap, "margin": self.margin,
                 "overlap_tokens": self.overlap, "max_chunk_tokens": self.max_chunk_tokens}
 
+    @property
+    def batch(self) -> bool:
+        """One run per file, each with its own outputs and checkpoint (server runs with --parallel or --per-file)."""
+        return bool(self.server) and (self.parallel > 1 or self.per_file)
+
     def validate(self) -> "RunRequest":
-        check_n_ctx(self.n_ctx)
+        if not (self.server and self.n_ctx == SERVER_CONTEXT):
+            check_n_ctx(self.n_ctx)
+        if self.parallel < 1:
+            raise BadInput("--parallel must be at least 1.")
+        if self.parallel > 1 and not self.server:
+            raise BadInput("--parallel needs --server: the in-process model runs one document at a time (its threads "
+                           "already use every core). Point --server at a model server with parallel slots.")
+        if self.server:
+            from precis.engine.runtime.server.connection import ServerAddress
+            ServerAddress.parse(self.server)
         if self.kv_type not in KV_TYPES:
             raise BadInput(f"--kv-type must be one of {', '.join(KV_TYPES)}, not {self.kv_type!r}.")
         if self.strategy not in (AUTO, *STRATEGY_NAMES):
@@ -121,6 +147,7 @@ class RunRequest:
         return self
 
 
+SERVER_CONTEXT = 0           # n_ctx of a server run without --n-ctx: the context the server reports
 MAX_N_CTX = 1 << 20          # no model Precis can load has a longer context
 
 
@@ -176,6 +203,8 @@ def request_from_args(args: argparse.Namespace, base: RunRequest | None = None) 
         if f.name == "rules_text":
             value = _read_rules_file(Path(value))
         changes[f.name] = value
+    if changes.get("server") and getattr(args, "n_ctx", None) is None and "n_ctx" not in changes:
+        changes["n_ctx"] = SERVER_CONTEXT     # --n-ctx may only lower what the server offers
     return request.with_changes(**changes).validate()
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from precis.engine.documents.loading import load_document
@@ -96,6 +96,7 @@ names = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blackl
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(date=st.one_of(st.dates().map(str), st.text(max_size=20)), file_name=names, folder=names)
+@example(date="-:", file_name="0", folder="0")       # a value that looks like an option (found by hypothesis)
 def test_2_nothing_is_ever_written_outside_out_and_the_runs_folder(tmp_path_factory, fake_model, date, file_name,
                                                                   folder):
     root = tmp_path_factory.mktemp("sandbox")
@@ -108,7 +109,7 @@ def test_2_nothing_is_ever_written_outside_out_and_the_runs_folder(tmp_path_fact
     old = os.environ.get("PRECIS_HOME")
     os.environ["PRECIS_HOME"] = str(home)
     try:
-        main(["summarize", str(source), "--out", str(out), "--date", date, "--n-ctx", "2048",
+        main(["summarize", str(source), "--out", str(out), f"--date={date}", "--n-ctx", "2048",
               "--strategy", "rolling"])
     finally:
         os.environ["PRECIS_HOME"] = old or ""

@@ -1,0 +1,96 @@
+"""`precis summarize --server URL --parallel N` over a scriptable server: one summary per file, a batch
+index, a killed or failed batch resumed document by document, and one batch per output folder."""
+from __future__ import annotations
+
+import json
+
+from precis.models.cli.main import main
+from precis.models.session.preflight import OutputLock
+from tests.openai_server import FakeOpenAIServer, Script
+from tests.summary_fixtures import conversation_day
+
+REPLY = ("The team reviewed the release plan and agreed to ship the parser fix first. Alice will update the "
+         "changelog before Friday, and Bob checks the installer on Windows.")
+DATE = "2026-11-30"
+
+
+def _files(tmp_path, n: int, turns: int = 3):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"day-{i}.txt").write_text(conversation_day(turns + i), encoding="utf-8")
+    return folder
+
+
+def _args(url, folder, out, *extra):
+    return ["summarize", str(folder), "--server", url, "--strategy", "rolling", "--out", str(out), "--date", DATE,
+            *extra]
+
+
+def test_parallel_batch_writes_one_summary_per_file_and_an_index(tmp_path, capsys):
+    folder = _files(tmp_path, 4)
+    with FakeOpenAIServer(Script(reply=REPLY)) as server:
+        assert main(_args(server.url, folder, tmp_path / "out", "--parallel", "3")) == 0
+    index = json.loads((tmp_path / "out" / f"{DATE}-batch.json").read_text(encoding="utf-8"))
+    assert [d["status"] for d in index["documents"]] == ["finished"] * 4
+    for i in range(4):
+        summary = (tmp_path / "out" / f"day-{i}" / f"{DATE}-summary.md").read_text(encoding="utf-8")
+        assert "Alice will update the changelog" in summary
+    assert "batch done: 4 finished" in capsys.readouterr().err
+
+
+def test_a_batch_cut_off_by_the_server_resumes_each_document_where_it_stopped(tmp_path, capsys):
+    folder = _files(tmp_path, 2, turns=12)
+    out = tmp_path / "out"
+    # Small context: several rounds per document; from the 2nd model call on, the server breaks off.
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, cut_from_generation=2)) as server:
+        assert main(_args(server.url, folder, out, "--per-file")) == 5
+    err = capsys.readouterr().err
+    assert "broke off the reply" in err
+    index = json.loads((out / f"{DATE}-batch.json").read_text(encoding="utf-8"))
+    assert [d["status"] for d in index["documents"]] == ["failed", "failed"]
+    assert all(d["run_dir"] for d in index["documents"])
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536)) as server:
+        assert main(_args(server.url, folder, out, "--parallel", "2")) == 0
+    err = capsys.readouterr().err
+    assert "resuming after 1 round(s)" in err            # the first document kept its finished round
+    index = json.loads((out / f"{DATE}-batch.json").read_text(encoding="utf-8"))
+    assert [d["status"] for d in index["documents"]] == ["finished", "finished"]
+
+
+def test_two_batches_never_write_one_output_folder(tmp_path, capsys):
+    folder = _files(tmp_path, 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    lock = OutputLock.for_outputs(out, DATE)
+    lock.acquire()
+    try:
+        with FakeOpenAIServer(Script(reply=REPLY)) as server:
+            assert main(_args(server.url, folder, out, "--parallel", "2")) == 2
+            assert server.script.generations == 0
+    finally:
+        lock.release()
+    assert "Another Precis run" in capsys.readouterr().err
+
+
+def test_parallel_needs_a_server(tmp_path, capsys):
+    folder = _files(tmp_path, 2)
+    assert main(["summarize", str(folder), "--parallel", "2", "--out", str(tmp_path / "out")]) == 2
+    assert "--parallel needs --server" in capsys.readouterr().err
+
+
+def test_a_server_whose_context_is_shorter_than_it_said_is_planned_again_before_any_round(tmp_path, capsys):
+    doc = tmp_path / "day.txt"
+    doc.write_text(conversation_day(6), encoding="utf-8")
+    out = tmp_path / "out"
+    # /props says 4,096 tokens, but the server refuses any prompt over 2,048 (as a vLLM with a smaller
+    # --max-model-len behind a proxy would).
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=4096, max_prompt_tokens=2048)) as server:
+        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "rolling", "--out", str(out),
+                     "--date", DATE]) == 0
+    report = json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
+    assert report["settings"]["n_ctx_used"] == 2048
+    assert "refused 4,096" in report["settings"]["n_ctx_note"]
+    assert report["outcome"] == "finished" and all(r["prompt_tokens"] <= 2048 for r in report["rounds"])
+    from precis.engine.runs.state import list_runs
+    assert [r.status for r in list_runs()] == ["finished"]      # the empty refused attempt is not kept
