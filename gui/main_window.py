@@ -34,6 +34,7 @@ from precis.gui.resume_banner import ResumeBanner
 from precis.gui.rules_panel import RulesPanel
 from precis.gui.run_controller import RUN_MESSAGES, RunController
 from precis.gui.run_view import RunView
+from precis.gui.server_dialog import ServerDialog
 from precis.gui.window_settings import restore_panels, save_panels
 from precis.gui.workers import (
     ModelOwner,
@@ -56,7 +57,7 @@ from precis.models.session.plan_text import long_run_warning
 from precis.models.session.planner import read_documents
 from precis.models.session.preflight import check_output_folder
 from precis.models.session.progress import clock_text
-from precis.models.session.request import RunRequest
+from precis.models.session.request import SERVER_CONTEXT, RunRequest
 
 PLAN_DEBOUNCE_MS = 150
 
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.plan_error = ""
         self.error_dialog: QMessageBox | None = None
         self.download_dialog: DownloadDialog | None = None
+        self.server_dialog: ServerDialog | None = None
         self._plan_sequence = 0
         self._start_workers(runtime_factory, tokenizer_factory or runtime_factory)
         self._build_ui()
@@ -110,6 +112,8 @@ class MainWindow(QMainWindow):
             self.documents.finish_batch(key[0], message.value if ok else None, "" if ok else message.message)
         elif kind == "models" and ok:
             self.model_panel.set_library(message.value)
+        elif kind == "server" and self.server_dialog is not None:
+            self.server_dialog.probed(ok, message.value if ok else message.message)
         elif kind == "resume":
             if ok:
                 self._resume_with(*message.value)
@@ -172,6 +176,7 @@ class MainWindow(QMainWindow):
         self.model_panel.model_failed.connect(lambda msg: self.show_error("This model cannot be used", msg))
         self.model_panel.download_requested.connect(self.open_download_dialog)
         self.model_panel.scan_requested.connect(self._scan_models)
+        self.model_panel.server_requested.connect(self.open_server_dialog)
         self.rules.changed.connect(self._schedule_plan)
         self._plan_timer = QTimer(self, singleShot=True, interval=PLAN_DEBOUNCE_MS)
         self._plan_timer.timeout.connect(self._request_plan)
@@ -254,6 +259,15 @@ class MainWindow(QMainWindow):
         """What the panels say, as the run request `precis summarize` would build from its flags."""
         layout = self.rules.layout_for_run()
         model = self.model_panel.model_path
+        server = self.model_panel.server
+        if server is not None:
+            return RunRequest(
+                files=[str(p) for p in self.documents.paths()], server=server.url, server_model=server.model,
+                server_key_env=server.key_env,
+                n_ctx=SERVER_CONTEXT if self.model_panel.uses_server_context else self.model_panel.n_ctx,
+                strategy=self.rules.strategy.currentText(), per_file=self.documents.per_file,
+                preset=layout.preset.name, rules_text=layout.preset.rules if self.rules.rules_overridden else "",
+                date=layout.date, language=layout.language or "")
         return RunRequest(
             files=[str(p) for p in self.documents.paths()],
             model="default" if model == bundled_model_path() else str(model),
@@ -270,7 +284,7 @@ class MainWindow(QMainWindow):
 
     def _request_plan(self) -> None:
         docs = self.documents.documents()
-        if not docs or self.model_panel.facts is None:
+        if not docs or not self.model_panel.ready:
             self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
                                    "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
             return
@@ -282,7 +296,8 @@ class MainWindow(QMainWindow):
         if message.sequence != self._plan_sequence:
             return
         self.plan, self.plan_error = message.plan, ""
-        self.plan_view.setText(plan_html(message.plan, self.model_panel.memory_bar.plan))
+        self.plan_view.setText(plan_html(message.plan, self.model_panel.memory_bar.plan,
+                                         on_server=self.model_panel.server is not None))
         if self.documents.per_file:
             self.documents.set_exact_tokens({d.name: d.tokens for d in message.plan.documents})
         self._update_run_button()
@@ -296,7 +311,7 @@ class MainWindow(QMainWindow):
 
     def _update_run_button(self) -> None:
         memory = self.model_panel.memory_bar.plan
-        fits = memory is not None and memory.verdict != "won't fit"
+        fits = self.model_panel.server is not None or (memory is not None and memory.verdict != "won't fit")
         self.run_button.setEnabled(not self.run.running and self.plan is not None and fits)
         if memory is not None and not fits:
             self.run_button.setToolTip(f"This context won't fit in RAM; the largest that fits is {memory.max_n_ctx:,}.")
@@ -377,10 +392,13 @@ class MainWindow(QMainWindow):
     def _resume_with(self, request: RunRequest, state, documents) -> None:
         self.documents.show_documents(documents)
         self.documents.mode.setCurrentIndex(1 if request.per_file else 0)
-        if request.model != "default":
-            self.model_panel.select_model(Path(request.model))
-        self.model_panel.set_kv_type(request.kv_type)
-        self.model_panel.set_n_ctx(request.n_ctx)
+        if request.server:
+            pass                          # the run reconnects to its server; the panel keeps its choice
+        else:
+            if request.model != "default":
+                self.model_panel.select_model(Path(request.model))
+            self.model_panel.set_kv_type(request.kv_type)
+            self.model_panel.set_n_ctx(request.n_ctx)
         self.rules.apply_request(request)
         self.start_run(resume_state=state, request=request, documents=documents)
 
@@ -397,6 +415,23 @@ class MainWindow(QMainWindow):
         self.download_dialog.show()
         self.download_dialog.raise_()
         return self.download_dialog
+
+    def open_server_dialog(self) -> ServerDialog:
+        """Model server…: URL, key variable, the server's models; OK runs the model there."""
+        s = self.settings
+        current = self.model_panel.server
+        self.server_dialog = ServerDialog(
+            self, lambda fn, args: self.io.submit(Task(("server",), fn, args)),
+            current.url if current else s.server_url, current.model if current else s.server_model,
+            current.key_env if current else s.server_key_env)
+        self.server_dialog.accepted.connect(self._on_server_chosen)
+        self.server_dialog.show()
+        return self.server_dialog
+
+    def _on_server_chosen(self) -> None:
+        probe = self.server_dialog.probe if self.server_dialog is not None else None
+        if probe is not None:
+            self.model_panel.use_server(probe)
 
     def _on_model_downloaded(self, path: str) -> None:
         self.model_panel.rescan()

@@ -19,11 +19,21 @@ class MemoryBarWidget(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.plan = None
         self.measured = None
+        self.server_text = ""          # set while the model runs on a server: no RAM to budget here
 
     def set_plan(self, plan, measured=None) -> None:
         self.plan = plan
         self.measured = measured
+        self.server_text = ""
         self.setToolTip(self.describe())
+        self.update()
+
+    def set_server(self, probe, n_ctx: int) -> None:
+        self.plan, self.measured = None, None
+        offers = f"of the {probe.n_ctx:,} it offers" if probe.n_ctx_known else "(the server does not say its own)"
+        self.server_text = (f"The model runs on the server ({probe.kind}), not in this machine's RAM. Context "
+                            f"{n_ctx:,} tokens {offers}.")
+        self.setToolTip(self.server_text + f"\n{probe.n_ctx_note}")
         self.update()
 
     def segments(self) -> list[tuple[str, int]]:
@@ -35,6 +45,8 @@ class MemoryBarWidget(QWidget):
                 ("runtime", p.overhead_bytes + p.output_bytes)]
 
     def describe(self) -> str:
+        if self.server_text:
+            return self.server_text
         p = self.plan
         if p is None:
             return ""
@@ -55,6 +67,11 @@ class MemoryBarWidget(QWidget):
         bar = QRectF(1, 4, self.width() - 2, self.height() - 40)
         painter.setPen(QPen(self.palette().mid().color()))
         painter.drawRect(bar)
+        if self.server_text:
+            painter.setPen(self.palette().text().color())
+            painter.drawText(QRectF(0, bar.top(), self.width(), self.height() - 4),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.server_text)
+            return
         if p is None or p.available_bytes <= 0:
             return
         scale = bar.width() / max(p.available_bytes, p.total_bytes)

@@ -27,7 +27,13 @@ from precis.models.library.profiles import profile_for
 
 OPEN_GGUF = "Open GGUF file…"
 DOWNLOAD = "Download from the Hugging Face Hub…"
+MODEL_SERVER = "Model server…"
+SERVER_ENTRIES = 3             # the list ends with Model server…, Open…, Download…
 MAX_SLIDER_CTX = 131072
+
+
+def server_key(probe) -> str:
+    return f"server:{probe.url}|{probe.model}"
 
 
 class ModelPanel(QWidget):
@@ -35,6 +41,7 @@ class ModelPanel(QWidget):
     model_failed = Signal(str)
     download_requested = Signal()
     scan_requested = Signal(list)   # extra folders: discover models off the GUI thread
+    server_requested = Signal()     # "Model server…" chosen: the window opens the dialog
 
     def __init__(self, extra_folders: list[str] | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -42,6 +49,7 @@ class ModelPanel(QWidget):
         self.folders: list[str] = []
         self.model_path: Path | None = None
         self.measured = None
+        self.server = None            # a ServerProbe while the model runs on a server
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.selector = QComboBox(self)
@@ -109,10 +117,11 @@ class ModelPanel(QWidget):
             self.selector.addItem(label, str(m.path))
             self.selector.setItemData(self.selector.count() - 1, f"{m.path}\nat {self.n_ctx or 4096:,} tokens: "
                                       f"{m.verdict}", Qt.ItemDataRole.ToolTipRole)
+        self.selector.addItem(MODEL_SERVER, "server")
         self.selector.addItem(OPEN_GGUF, None)
         self.selector.addItem(DOWNLOAD, "download")
         self.selector.blockSignals(False)
-        if current is not None:
+        if current is not None or self.server is not None:
             self._sync_selector()
 
     def rescan(self) -> None:
@@ -127,7 +136,8 @@ class ModelPanel(QWidget):
             self.model_failed.emit(str(exc))
             self._sync_selector()
             return False
-        self.facts, self.model_path, self.measured = facts, Path(path), None
+        self.facts, self.model_path, self.measured, self.server = facts, Path(path), None, None
+        self.kv_selector.setEnabled(True)
         self._sync_selector()
         self.facts_label.setText(
             f"{display_name(facts)} — {facts.architecture}, {facts.parameter_count / 1e6:,.0f}M parameters, "
@@ -150,19 +160,29 @@ class ModelPanel(QWidget):
         """Show the model in use. One opened from outside the scanned folders gets its own entry, also
         when a later scan rebuilds the list (the list once fell back to the bundled model's name while
         another model stayed in use)."""
-        if self.model_path is None:
+        if self.model_path is None and self.server is None:
             self.selector.setCurrentIndex(0)
             return
-        index = self.selector.findData(str(self.model_path))
+        if self.server is not None:
+            data, label = server_key(self.server), f"{self.server.model} on {self.server.url}"
+        else:
+            data, label = str(self.model_path), self.model_path.name
+        index = self.selector.findData(data)
         if index < 0:
             self.selector.blockSignals(True)
-            self.selector.insertItem(max(0, self.selector.count() - 2), self.model_path.name, str(self.model_path))
+            self.selector.insertItem(max(0, self.selector.count() - SERVER_ENTRIES), label, data)
             self.selector.blockSignals(False)
-            index = self.selector.findData(str(self.model_path))
+            index = self.selector.findData(data)
         self.selector.setCurrentIndex(index)
 
     def _on_selector_activated(self, index: int) -> None:
         data = self.selector.itemData(index)
+        if data == "server":
+            self._sync_selector()
+            self.server_requested.emit()
+            return
+        if isinstance(data, str) and data.startswith("server:"):
+            return                        # the server in use, chosen again
         if data == "download":
             self._sync_selector()
             self.download_requested.emit()
@@ -174,10 +194,37 @@ class ModelPanel(QWidget):
             return
         self.select_model(Path(data))
 
+    def use_server(self, probe) -> None:
+        """The model runs on a server: its context bounds the slider, the bar shows the server, not RAM."""
+        self.server, self.facts, self.model_path, self.measured = probe, None, None, None
+        self._sync_selector()
+        self.facts_label.setText(f"{probe.model} — {probe.kind} at {probe.url}")
+        self.rough_notice.hide()
+        self.kv_selector.setEnabled(False)           # the server chose its own cache
+        # A server that does not say its context (llama-cpp-python's) gets the whole range, starting at
+        # the assumed 4,096: the person knows what it was started with, and a refusal re-plans smaller.
+        top = max(1, min(probe.n_ctx if probe.n_ctx_known else MAX_SLIDER_CTX, MAX_SLIDER_CTX) // CTX_PAD_TOKENS)
+        self.slider.blockSignals(True)
+        self.slider.setMaximum(top)
+        self.slider.setValue(top if probe.n_ctx_known else max(1, probe.n_ctx // CTX_PAD_TOKENS))
+        self.slider.blockSignals(False)
+        self._on_context_changed()
+
+    @property
+    def ready(self) -> bool:
+        return self.facts is not None or self.server is not None
+
+    @property
+    def uses_server_context(self) -> bool:
+        """The slider at its top: the run takes whatever context the server offers then."""
+        return self.server is not None and self.server.n_ctx_known and self.slider.value() == self.slider.maximum()
+
     # ----- context and memory -----------------------------------------------------------------
     @property
     def n_ctx(self) -> int:
-        return self.slider.value() * CTX_PAD_TOKENS if self.facts else 0
+        if self.server is not None and self.uses_server_context:
+            return self.server.n_ctx
+        return self.slider.value() * CTX_PAD_TOKENS if self.ready else 0
 
     def set_n_ctx(self, n_ctx: int) -> None:
         self.slider.setValue(max(1, min(self.slider.maximum(), n_ctx // CTX_PAD_TOKENS)))
@@ -199,6 +246,10 @@ class ModelPanel(QWidget):
         self._update_memory()
 
     def _update_memory(self) -> None:
+        if self.server is not None:
+            self.memory_bar.set_server(self.server, self.n_ctx)
+            self.changed.emit()
+            return
         if self.facts is None:
             return
         self.measured = None   # a new setting: what was allocated before no longer applies
@@ -206,5 +257,7 @@ class ModelPanel(QWidget):
         self.changed.emit()
 
     def show_measured(self, allocation) -> None:
+        if self.server is not None:
+            return                        # nothing was loaded here
         self.measured = allocation
         self.memory_bar.set_plan(self.memory_bar.plan, allocation)

@@ -36,10 +36,13 @@ def restore_panels(window, s: AppSettings, model_path: Path | None) -> None:
 
 def save_panels(window, s: AppSettings) -> None:
     panel = window.model_panel
-    s.model = "default" if panel.model_path == bundled_model_path() else str(panel.model_path)
-    s.n_ctx, s.kv_type = panel.n_ctx, panel.kv_type
+    if panel.model_path is not None:
+        s.model = "default" if panel.model_path == bundled_model_path() else str(panel.model_path)
+        s.n_ctx, s.kv_type = panel.n_ctx, panel.kv_type
     s.strategy, s.preset = window.rules.strategy.currentText(), window.rules.preset.currentData()
     s.rules_override = window.rules.rules.toPlainText() if window.rules.rules_overridden else ""
     s.language, s.per_file = window.rules.language.text(), window.documents.per_file
+    if panel.server is not None:        # the last server, to offer it again (the key stays in the environment)
+        s.server_url, s.server_model, s.server_key_env = panel.server.url, panel.server.model, panel.server.key_env
     save_settings(s)
     _qsettings().setValue("geometry", window.saveGeometry())

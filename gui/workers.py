@@ -22,10 +22,12 @@ from typing import Callable
 
 from precis.engine.errors import PrecisError
 from precis.engine.runtime.protocol import CancelToken
+from precis.engine.runtime.server.runtime import ServerSettings
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.models.session.job import run_job
 from precis.models.session.planner import plan_run
 from precis.models.session.request import RunRequest
+from precis.models.session.server_connection import connect_with, server_settings_of
 
 
 def load_real_runtime(path: Path, settings: RuntimeSettings, vocab_only: bool = False):
@@ -177,13 +179,16 @@ class PlanOwner(Owner):
     def handle(self, job: PlanJob) -> None:
         if job.sequence < self.latest_sequence:
             return
+        progress = lambda done, total: self._progress(job.sequence, done, total)  # noqa: E731
         try:
-            if self._tokenizer_path != job.model_path:
-                self.close()
-                self._tokenizer = self._factory(job.model_path, RuntimeSettings(n_ctx=512), vocab_only=True)
-                self._tokenizer_path = job.model_path
-            plan = plan_run(job.request, self._tokenizer, job.documents, job.model_path,
-                            lambda done, total: self._progress(job.sequence, done, total))
+            if job.request.server:
+                plan = self._plan_on_server(job, progress)
+            else:
+                if self._tokenizer_path != job.model_path:
+                    self.close()
+                    self._tokenizer = self._factory(job.model_path, RuntimeSettings(n_ctx=512), vocab_only=True)
+                    self._tokenizer_path = job.model_path
+                plan = plan_run(job.request, self._tokenizer, job.documents, job.model_path, progress)
         except PrecisError as exc:
             self.post(PlanFailed(job.sequence, str(exc)))
             return
@@ -192,6 +197,17 @@ class PlanOwner(Owner):
             self.post(PlanFailed(job.sequence, f"Planning failed: {exc!r}"))
             return
         self.post(Planned(job.sequence, plan))
+
+    def _plan_on_server(self, job: PlanJob, progress):
+        """With the server's tokenizer and context (one connection, kept while the server stays the same)."""
+        settings = server_settings_of(job.request)
+        if self._tokenizer_path != ("server", settings):
+            self.close()
+            self._tokenizer = connect_with(settings)
+            self._tokenizer_path = ("server", settings)
+        runtime = self._tokenizer
+        return plan_run(job.request.with_changes(n_ctx=runtime.n_ctx), runtime, job.documents, None, progress,
+                        measured_here=False)
 
     def _progress(self, sequence: int, done: int, total: int) -> None:
         import time
@@ -235,7 +251,12 @@ class ModelOwner(Owner):
             self.post(JobFailed(f"Unexpected error: {exc!r}. Finished rounds are kept; please report this."))
         self.post(RunEnded(outcome))
 
-    def _runtime_for(self, path: Path, settings: RuntimeSettings):
+    def _runtime_for(self, path: Path | None, settings):
+        if isinstance(settings, ServerSettings):
+            # A new connection per run: the server may have been restarted with another model or context.
+            self.close()
+            self._runtime = connect_with(settings)
+            return self._runtime, False
         key = (str(path), settings)
         if self._loaded_for == key:
             return self._runtime, False
