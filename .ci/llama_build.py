@@ -15,7 +15,8 @@ binary (package version, flags, Python ABI, platform), and install only from the
 
 Usage: ``llama_build.py wheel`` prints the path of the wheel (and nothing else: the Makefile reads
 stdout; pip's build log goes to stderr), building it first if needed;
-``llama_build.py flags`` prints the CMAKE_ARGS that would be used.
+``llama_build.py flags`` prints the CMAKE_ARGS that would be used; ``llama_build.py server`` prints the
+path of llama.cpp's own ``llama-server`` built from the same source and flags (for bench/server_batch.py).
 Stdlib only: it runs before the project's virtual environment has anything in it.
 """
 from __future__ import annotations
@@ -119,6 +120,38 @@ def find_or_build_wheel(python: str) -> Path:
     return final
 
 
+def find_or_build_server(python: str) -> Path:
+    """llama.cpp's own `llama-server` from the same vendored source and flags as the wheel, for the
+    batch benchmark (bench/server_batch.py: parallel slots, which llama-cpp-python's server lacks)."""
+    cmake_args = this_machine_cmake_args()
+    folder = wheel_dir(cmake_args).with_name(f"llama-server-{LLAMA_CPP_PYTHON_VERSION}-{cache_key(cmake_args)}")
+    binary = folder / "llama-server"
+    if binary.is_file():
+        return binary
+    work = folder.with_name(folder.name + ".partial")
+    work.mkdir(parents=True, exist_ok=True)
+    print("[precis] building llama-server (several minutes, once)", file=sys.stderr)
+    subprocess.run([python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(work),
+                    f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}"], check=True, stdout=sys.stderr)
+    import tarfile
+    sdist = next(work.glob("llama_cpp_python-*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        tar.extractall(work, filter="data")
+    source = next(work.glob("llama_cpp_python-*/vendor/llama.cpp"))
+    build = work / "build"
+    # Static: one self-contained binary that can move into the cache (shared builds point into the tree).
+    subprocess.run(["cmake", "-S", str(source), "-B", str(build), *cmake_args.split(), "-DLLAMA_BUILD_SERVER=ON",
+                    "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_CURL=OFF", "-DCMAKE_BUILD_TYPE=Release"],
+                   check=True, stdout=sys.stderr)
+    subprocess.run(["cmake", "--build", str(build), "--target", "llama-server", "-j", str(os.cpu_count() or 2)],
+                   check=True, stdout=sys.stderr)
+    folder.mkdir(parents=True, exist_ok=True)
+    (build / "bin" / "llama-server").replace(binary)     # atomic: a half-built server is never found
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)
+    return binary
+
+
 def main(argv: list[str]) -> int:
     if argv[1:2] == ["flags"]:
         print(this_machine_cmake_args())
@@ -126,6 +159,10 @@ def main(argv: list[str]) -> int:
     if argv[1:2] == ["wheel"]:
         python = argv[2] if len(argv) > 2 else sys.executable
         print(find_or_build_wheel(python))
+        return 0
+    if argv[1:2] == ["server"]:
+        python = argv[2] if len(argv) > 2 else sys.executable
+        print(find_or_build_server(python))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

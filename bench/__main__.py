@@ -20,6 +20,7 @@ BENCHMARKS = {
     "model_library": lambda: __import__("bench.model_library", fromlist=["run"]).run(),
     "gui_stalls": lambda: __import__("bench.gui_stalls", fromlist=["run"]).run(),
     "plan_large": lambda: __import__("bench.plan_large", fromlist=["run"]).run(),
+    "server_batch": lambda: __import__("bench.server_batch", fromlist=["run"]).run(),
 }
 RESULTS = Path(__file__).parent / "results" / "latest.json"
 
