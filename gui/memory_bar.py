@@ -64,14 +64,15 @@ class MemoryBarWidget(QWidget):
         p = self.plan
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.server_text:              # no RAM to budget here: the server's context, in words
+            painter.setPen(self.palette().text().color())
+            painter.drawText(QRectF(0, 0, self.width(), self.height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
+                             self.server_text)
+            return
         bar = QRectF(1, 4, self.width() - 2, self.height() - 40)
         painter.setPen(QPen(self.palette().mid().color()))
         painter.drawRect(bar)
-        if self.server_text:
-            painter.setPen(self.palette().text().color())
-            painter.drawText(QRectF(0, bar.top(), self.width(), self.height() - 4),
-                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.server_text)
-            return
         if p is None or p.available_bytes <= 0:
             return
         scale = bar.width() / max(p.available_bytes, p.total_bytes)

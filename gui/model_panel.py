@@ -32,6 +32,11 @@ SERVER_ENTRIES = 3             # the list ends with Model server…, Open…, Do
 MAX_SLIDER_CTX = 131072
 
 
+def short_model_name(model: str) -> str:
+    """llama.cpp's and llama-cpp-python's servers name a model by its file path: show the file name."""
+    return Path(model).name if "/" in model and model.lower().endswith(".gguf") else model
+
+
 def server_key(probe) -> str:
     return f"server:{probe.url}|{probe.model}"
 
@@ -137,6 +142,7 @@ class ModelPanel(QWidget):
             self._sync_selector()
             return False
         self.facts, self.model_path, self.measured, self.server = facts, Path(path), None, None
+        self.facts_label.setToolTip("")
         self.kv_selector.setEnabled(True)
         self._sync_selector()
         self.facts_label.setText(
@@ -164,7 +170,7 @@ class ModelPanel(QWidget):
             self.selector.setCurrentIndex(0)
             return
         if self.server is not None:
-            data, label = server_key(self.server), f"{self.server.model} on {self.server.url}"
+            data, label = server_key(self.server), f"{short_model_name(self.server.model)} on {self.server.url}"
         else:
             data, label = str(self.model_path), self.model_path.name
         index = self.selector.findData(data)
@@ -198,7 +204,8 @@ class ModelPanel(QWidget):
         """The model runs on a server: its context bounds the slider, the bar shows the server, not RAM."""
         self.server, self.facts, self.model_path, self.measured = probe, None, None, None
         self._sync_selector()
-        self.facts_label.setText(f"{probe.model} — {probe.kind} at {probe.url}")
+        self.facts_label.setText(f"{short_model_name(probe.model)} — {probe.kind} at {probe.url}")
+        self.facts_label.setToolTip(probe.model)
         self.rough_notice.hide()
         self.kv_selector.setEnabled(False)           # the server chose its own cache
         # A server that does not say its context (llama-cpp-python's) gets the whole range, starting at
