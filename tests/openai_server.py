@@ -32,6 +32,9 @@ class Script:
     max_prompt_tokens: int | None = None      # refuse longer prompts as vLLM does (a context shorter than said)
     requests: list = field(default_factory=list)   # (method, path, json body or None, headers)
     generations: int = 0
+    in_flight: int = 0                     # generation calls being answered now ...
+    max_in_flight: int = 0                 # ... and the most at once
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def count_words(text: str) -> int:
@@ -126,7 +129,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _generate(self, body: dict) -> None:
         s = self.script
-        s.generations += 1
+        with s.lock:
+            s.generations += 1
+            s.in_flight += 1
+            s.max_in_flight = max(s.max_in_flight, s.in_flight)
+        try:
+            self._answer(body)
+        finally:
+            with s.lock:
+                s.in_flight -= 1
+
+    def _answer(self, body: dict) -> None:
+        s = self.script
         if body.get("model") not in s.models:
             return self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
         if s.fail_times > 0:
@@ -182,12 +196,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)   # a client that hung up (Stop, a cut) is expected
+
+
 class FakeOpenAIServer:
     def __init__(self, script: Script | None = None) -> None:
         self.script = script or Script()
         handler = type("Handler", (_Handler,), {"script": self.script})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property

@@ -27,6 +27,7 @@ class RunOptions:
     sampling: SamplingParams = field(default_factory=SamplingParams)
     max_rounds: int = 10_000
     summary_words: int | None = None        # the written summary's length (notes); None: from the document
+    parallel_calls: int = 1                 # map calls in flight at once (a server with parallel slots)
 
     def __post_init__(self) -> None:
         strategy_named(self.strategy)   # an unknown name fails here, before anything runs
@@ -72,7 +73,7 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     cancel = cancel or CancelToken()
     skip_noise = plan.layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
     ctx = RunContext(runtime, plan.layout, plan.budget, state, cancel, options.guard, options.sampling,
-                     skip_noise, options.max_rounds, options.summary_words)
+                     skip_noise, options.max_rounds, options.summary_words, options.parallel_calls)
     total = planned_rounds(plan, options.strategy)
     resumed = len(state.rounds)
     resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)

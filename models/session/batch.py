@@ -116,6 +116,9 @@ def run_batch(request: RunRequest, documents: list[Document], out: Path, cancel:
               "parallel": request.parallel}
     manifest = BatchManifest(manifest_path, items, header)
     manifest.save()
+    # Slots the documents leave free go to map-reduce's map calls within a document (4 slots, 1 document:
+    # its maps 4 at a time; 8 documents: one call each).
+    calls = max(1, request.parallel // max(1, min(request.parallel, len(documents))))
 
     def one(doc: Document, item: BatchItem) -> None:
         if item.status == "skipped":
@@ -128,12 +131,12 @@ def run_batch(request: RunRequest, documents: list[Document], out: Path, cancel:
             return
         resume = _resumable(item)
         try:
-            _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, connect_runtime)
+            _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, connect_runtime, calls)
         except BadInput as exc:
             if resume is None:
                 raise
             item.message = f"not resumed ({exc}); started again"
-            _run_one(request, doc, item, cancel, None, on_event, manifest, inputs, connect_runtime)
+            _run_one(request, doc, item, cancel, None, on_event, manifest, inputs, connect_runtime, calls)
 
     def guarded(doc: Document, item: BatchItem) -> None:
         try:
@@ -160,14 +163,15 @@ def _resumable(item: BatchItem):
     return state if state.status != "finished" else None
 
 
-def _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, connect_runtime) -> None:
+def _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, connect_runtime,
+             calls_per_document: int = 1) -> None:
     runtimes = []
 
     def runtime_for(_path, _settings):
         runtimes.append(connect_runtime(request))
         return runtimes[-1], True
 
-    one_request = request.with_changes(files=[item.file], per_file=False, parallel=1, out=item.out)
+    one_request = request.with_changes(files=[item.file], per_file=False, parallel=calls_per_document, out=item.out)
     doc_inputs = {**(inputs or {}), "warnings": [{"file": str(doc.path), "warning": w} for w in doc.warnings]}
     item.status = "running"
     try:

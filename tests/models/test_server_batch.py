@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from precis.models.cli.main import main
 from precis.models.session.preflight import OutputLock
 from tests.openai_server import FakeOpenAIServer, Script
@@ -94,3 +96,48 @@ def test_a_server_whose_context_is_shorter_than_it_said_is_planned_again_before_
     assert report["outcome"] == "finished" and all(r["prompt_tokens"] <= 2048 for r in report["rounds"])
     from precis.engine.runs.state import list_runs
     assert [r.status for r in list_runs()] == ["finished"]      # the empty refused attempt is not kept
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_map_calls_of_one_document_go_out_side_by_side_up_to_parallel(tmp_path, parallel):
+    doc = tmp_path / "day.txt"
+    doc.write_text(conversation_day(10), encoding="utf-8")
+    out = tmp_path / "out"
+    # Each reply takes a moment, so calls sent together overlap at the server.
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, sleep_seconds=0.3)) as server:
+        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "map-reduce", "--parallel",
+                     str(parallel), "--out", str(out), "--date", DATE]) == 0
+        assert server.script.max_in_flight == parallel
+    report = json.loads((out / "day" / f"{DATE}-run.json").read_text(encoding="utf-8")) if parallel > 1 else \
+        json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
+    maps = [r for r in report["rounds"] if r["kind"] == "map"]
+    assert len(maps) >= 4 and [r["chunk_index"] for r in maps] == sorted(r["chunk_index"] for r in maps)
+    assert all(r["summary_chars"] == len(REPLY) and not r["flags"] for r in maps)   # each part's reply, accepted
+
+
+def test_stop_during_parallel_map_calls_ends_at_once_and_keeps_finished_rounds(tmp_path):
+    import threading
+    import time
+
+    from precis.engine.events import RunFinished
+    from precis.engine.runs.run import RunOptions, new_state, run_summary
+    from precis.engine.runtime.protocol import CancelToken
+    from precis.engine.runtime.server.runtime import ServerRuntime, ServerSettings
+    from precis.models.session.planner import plan_run, read_documents
+    from precis.models.session.request import RunRequest
+    doc = tmp_path / "day.txt"
+    doc.write_text(conversation_day(10), encoding="utf-8")
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, sleep_seconds=1.5)) as server:
+        runtime = ServerRuntime.connect(ServerSettings(server.url))
+        request = RunRequest(files=[str(doc)], n_ctx=1536, strategy="map-reduce", date=DATE)
+        plan = plan_run(request, runtime, read_documents(request.files).documents, None, measured_here=False)
+        options = RunOptions("map-reduce", parallel_calls=3)
+        state = new_state(plan, None, {}, options, [str(doc)])
+        cancel = CancelToken()
+        threading.Timer(2.5, cancel.cancel).start()     # after the first wave of three, during the second
+        started = time.monotonic()
+        events = list(run_summary(runtime, plan, state, options, cancel))
+        took = time.monotonic() - started
+    assert isinstance(events[-1], RunFinished) and events[-1].outcome == "cancelled"
+    assert took < 4.5                                    # the second wave's streams were closed, not awaited
+    assert len(state.rounds) == 3 and [r.chunk_index for r in state.rounds] == [0, 1, 2]

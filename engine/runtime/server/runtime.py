@@ -9,6 +9,7 @@ summary of half a chunk.
 """
 from __future__ import annotations
 
+import copy
 import json
 import time
 from dataclasses import dataclass
@@ -107,6 +108,14 @@ class ServerRuntime:
         return {"backend": "server", **described, "n_ctx_used": self.n_ctx, "n_ctx_note": self.n_ctx_note,
                 "token_counts": self.token_source, "chat_template": self.template_source}
 
+    def clone(self) -> "ServerRuntime":
+        """The same server for another thread (parallel map calls): shared connection, tokenizer and
+        facts; its own last_call."""
+        twin = copy.copy(self)
+        twin.last_call, twin.context_short, twin.calls = CallStats(), None, 0
+        twin._owner = False               # closing a clone leaves the shared tokenizer to its origin
+        return twin
+
     def shrink_context(self, short: ServerContextShort) -> None:
         """Plan with less: the context the server named, or three quarters of what was tried."""
         smaller = short.n_ctx if short.n_ctx and short.n_ctx < self.n_ctx else int(self.n_ctx * 0.75)
@@ -114,6 +123,8 @@ class ServerRuntime:
         self.n_ctx, self.context_short = smaller, None
 
     def close(self) -> None:
+        if not getattr(self, "_owner", True):
+            return
         for tok in (self.tokens, self._renderer_vocab):
             if hasattr(tok, "close"):
                 tok.close()

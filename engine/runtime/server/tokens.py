@@ -11,6 +11,7 @@ chat messages), else the local GGUF's template, else ChatML (whose markers the m
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 
 from precis.engine.errors import ServerError
@@ -27,15 +28,23 @@ COUNT_CACHE_SIZE = 4096
 
 
 class _Counts(OrderedDict):
-    """A small LRU of text -> count: the planner and the rounds count the same texts again."""
+    """A small LRU of text -> count: the planner and the rounds count the same texts again. Locked:
+    parallel map calls count from several threads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
 
     def get_or(self, key, make):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = self[key] = make()
-        if len(self) > COUNT_CACHE_SIZE:
-            self.popitem(last=False)
+        with self._lock:
+            if key in self:
+                self.move_to_end(key)
+                return self[key]
+        value = make()                    # outside the lock: a server round trip
+        with self._lock:
+            self[key] = value
+            if len(self) > COUNT_CACHE_SIZE:
+                self.popitem(last=False)
         return value
 
 

@@ -50,6 +50,9 @@ class RunContext:
     skip_noise: bool = True
     max_rounds: int = 10_000      # a hard cap: a plan can never run away
     summary_words: int | None = None   # the written summary's length (notes strategy); None: from the document
+    # Independent calls (map-reduce's maps) in flight at once; only with a runtime that can be cloned
+    # for another thread (a server's): the in-process model runs one call at a time.
+    parallel_calls: int = 1
 
     def __post_init__(self) -> None:
         self.renderer = PromptRenderer(self.runtime)
@@ -103,6 +106,18 @@ class RunContext:
         reply, scaffold = strip_scaffold(clean_reply(raw))
         return CallResult(reply, raw, stats, time.perf_counter() - started, loop, scaffold)
 
+    def prefetched(self, index: int, future):
+        """Generator: the first attempt of a round that a worker already sent (``future`` of a
+        CallResult); the reply is shown whole when it arrives. Returns the CallResult."""
+        result = future.result()          # a Stop cancels the worker's stream: Cancelled is raised here
+        yield TokensGenerated(index, result.raw, result.stats.generated_tokens,
+                              result.stats.generated_tokens / max(1e-6, result.stats.generate_seconds))
+        return result
+
+    def for_worker(self) -> "RunContext":
+        """A context for a worker thread: the same run, its own runtime clone (its own last_call)."""
+        return replace(self, runtime=self.runtime.clone())
+
     # ----- records and checkpoints -------------------------------------------------------------
     def finish_round(self, record: RoundRecord, document: str, summary: str):
         self.state.rounds.append(record)
@@ -134,16 +149,21 @@ class RunContext:
 
     # ----- a guarded round: call, check, retry stricter, fall back to the part's notes -------------
     def guarded_round(self, index: int, kind: str, messages_for, previous: str, source: str, max_tokens: int,
-                      total: int, chunk_index: int, chunk_tokens: int, fallback):
+                      total: int, chunk_index: int, chunk_tokens: int, fallback, first=None):
         """Generator for one round with collapse repair. ``messages_for(reminder)`` builds the prompt.
 
+        ``first``: the first attempt, already sent by a worker (parallel map calls); checks, the retry and
+        the fallback run here, in order, as for any round.
         Returns (summary, results, flags): the accepted reply; on a second failure, what ``fallback(results)``
         (a generator) returns: for a part, the previous summary with this part's verified notes folded in,
         so a failed round never loses its part.
         """
         results: list[CallResult] = []
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 1)
-        result = yield from self.call(index, messages_for(""), max_tokens, self.sampling)
+        if first is not None:             # sent ahead by a worker (``first``: a future of the CallResult)
+            result = yield from self.prefetched(index, first)
+        else:
+            result = yield from self.call(index, messages_for(""), max_tokens, self.sampling)
         results.append(result)
         flags, detail = self._check(previous, result, source)
         if not flags:
