@@ -106,6 +106,8 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
                                                 for w in d.warnings]}
         if resume is not None:
             check_resumable(resume, state)
+            if request.server:            # the rounds from here on go through this server (maybe a new address)
+                resume.settings = state.settings
             state = resume
         finished = None
         try:

@@ -141,3 +141,19 @@ def test_stop_during_parallel_map_calls_ends_at_once_and_keeps_finished_rounds(t
     assert isinstance(events[-1], RunFinished) and events[-1].outcome == "cancelled"
     assert took < 4.5                                    # the second wave's streams were closed, not awaited
     assert len(state.rounds) == 3 and [r.chunk_index for r in state.rounds] == [0, 1, 2]
+
+
+def test_a_server_run_resumes_with_resume_also_on_a_new_address(tmp_path, capsys):
+    doc = tmp_path / "day.txt"
+    doc.write_text(conversation_day(12), encoding="utf-8")
+    out = tmp_path / "out"
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, cut_from_generation=3)) as server:
+        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "rolling", "--out", str(out),
+                     "--date", DATE]) == 5
+    err = capsys.readouterr().err
+    run_id = err.split("--resume ")[1].split("`")[0]
+    with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536)) as server:        # restarted on another port
+        assert main(["summarize", "--resume", run_id, "--server", server.url]) == 0
+    report = json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
+    assert report["outcome"] == "finished" and report["settings"]["url"] == server.url
+    assert report["rounds"][0]["index"] == 0 and len(report["rounds"]) > 2
