@@ -146,10 +146,10 @@ def _between(text: str, start: str, end: str) -> str:
 
 
 def _parse(prompt: str, number: int) -> FakeCall:
-    user = prompt.split("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]
+    user = prompt.rsplit("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]   # the last turn: the task
     if "\nNotes on this part:" in user:
         return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
-    if "\n<sentences>\n" in user:
+    if "\n<sentences>\n" in "\n" + user:
         return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), False, prompt)
     if "\n<notes" in user:
         body = user.split("\n<notes", 1)[1].split(">\n", 1)[1].split("\n</notes>", 1)[0]

@@ -80,55 +80,78 @@ def parse_note_lines(text: str) -> list[tuple[str, str]]:
     return notes
 
 
+# The worked examples, given as an earlier exchange (a made-up meeting: nothing in any document).
+NOTES_EXAMPLE_PART = ("Anna: I think we should move the launch to May, the supplier won't deliver before.\n"
+                      "Ben: Okay. Then the price stays at 25 euros, we agreed on that last week.\n"
+                      "Anna: Yes. Ben, can you tell the shop by Friday?")
+NOTES_EXAMPLE_NOTES = (
+    '- Anna wants the launch moved to May because the supplier is late || "I think we should move the launch '
+    'to May, the supplier won\'t deliver before"\n'
+    '- The price stays at 25 euros, as agreed the week before || "the price stays at 25 euros, we agreed on '
+    'that last week"\n'
+    '- Ben is to tell the shop by Friday || "Ben, can you tell the shop by Friday?"')
+REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to May, the supplier won't deliver "
+                            "before.\n[2] Ben: Then the price stays at 25 euros, we agreed on that last week.")
+REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
+                        "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
+
+
 @dataclass(frozen=True)
 class NotesLayout:
     preset: Preset
     date: str
     language: str | None = None
 
-    def _rules(self, max_notes: int) -> str:
+    def _rules(self) -> str:
         return "\n".join([
             "[Rules]",
-            f"Take notes on the part of the document below. Note {self.preset.notes_focus}.",
+            f"Take notes on each part of a document I send. Note {self.preset.notes_focus}.",
             "One fact per line, in this exact form:",
             '- <the fact in a short sentence of your own words> || "<the exact words from the part that show it>"',
-            "For example, about a meeting where Anna spoke:",
-            '- Anna wants the launch moved to May because the supplier is late || "I think we should move the '
-            'launch to May, the supplier won\'t deliver before"',
             "Write about what was said (who decided, proposed or reported what); never copy the dialogue lines.",
             "Copy the quoted words exactly as they are written in the part (at most 25 words).",
-            "Only facts stated in this part. Keep names, numbers and dates exactly as written.",
-            f"At most {max_notes} lines. Do not note greetings, small talk, agreement sounds (yeah, mm-hmm, okay), "
-            "who speaks next or requests to go on: only substance.",
+            "Only facts stated in that part. Keep names, numbers and dates exactly as written.",
+            "Do not note greetings, small talk, agreement sounds (yeah, mm-hmm, okay), who speaks next or requests "
+            "to go on: only substance.",
             language_line(self.language).replace("summary", "notes"),
             "[End of rules]",
         ])
 
     def notes_messages(self, part: str, part_number: int, total_parts: int, max_notes: int,
                        reminder: str = "") -> list[dict]:
-        user = (f"{self._rules(max_notes)}\nPart {part_number} of {total_parts}:\n<part>\n{part}\n</part>\n"
-                f"Notes on this part:" + (f"\n({reminder})" if reminder else ""))
-        return [{"role": "system", "content": NOTES_SYSTEM}, {"role": "user", "content": user}]
+        """The rules with a worked example as an earlier turn of the conversation, then the part.
+
+        The example used to sit inside the rules, beside the part: the 1.5B model copied its quote into
+        the notes of three of five development documents (verification dropped them, but each was a
+        wasted note). As a finished exchange it reads as an example, not as text to take notes on. The
+        rules and the example do not change from part to part, so they stay in the reused prefix.
+        """
+        user = (f"Part {part_number} of {total_parts}:\n<part>\n{part}\n</part>\n"
+                f"At most {max_notes} lines.\nNotes on this part:" + (f"\n({reminder})" if reminder else ""))
+        return [{"role": "system", "content": NOTES_SYSTEM},
+                {"role": "user", "content": f"{self._rules()}\nAn example part:\n<part>\n{NOTES_EXAMPLE_PART}\n"
+                                            "</part>\nNotes on the example:"},
+                {"role": "assistant", "content": NOTES_EXAMPLE_NOTES},
+                {"role": "user", "content": user}]
 
     def reword_messages(self, sentences: list[str]) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly."""
         numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
-        user = "\n".join([
+        rules = "\n".join([
             "[Rules]",
-            "Each numbered sentence below was taken from a document. Rewrite each one as a short note in your "
+            "Each numbered sentence I send was taken from a document. Rewrite each one as a short note in your "
             "own words: who said, proposed, decided or reported what. Do not copy the sentence.",
-            "For example:",
-            "[1] Marketing: I think we should move the launch to May, the supplier won't deliver before.",
-            "becomes",
-            "[1] Marketing proposes moving the launch to May because the supplier is late",
             "Keep names, numbers and dates exactly as written. Use only what the sentence says.",
-            f"One line per sentence, numbered as the sentences are ([1] to [{len(sentences)}]).",
+            "One line per sentence, numbered as the sentences are.",
             language_line(self.language).replace("summary", "notes"),
             "[End of rules]",
-            f"<sentences>\n{numbered}\n</sentences>",
-            "Notes:",
         ])
-        return [{"role": "system", "content": REWORD_SYSTEM}, {"role": "user", "content": user}]
+        # The example as an earlier exchange, as for the notes: inside the rules it was copied.
+        return [{"role": "system", "content": REWORD_SYSTEM},
+                {"role": "user", "content": f"{rules}\n<sentences>\n{REWORD_EXAMPLE_SENTENCES}\n</sentences>\nNotes:"},
+                {"role": "assistant", "content": REWORD_EXAMPLE_NOTES},
+                {"role": "user", "content": f"<sentences>\n{numbered}\n</sentences>\nNotes ([1] to "
+                                            f"[{len(sentences)}]):"}]
 
     def writing_messages(self, notes: list[tuple[int, str]], bullets: int, section: str = "",
                          reminder: str = "") -> list[dict]:
