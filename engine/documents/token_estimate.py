@@ -31,13 +31,13 @@ class TokenCount:
 
 
 @lru_cache(maxsize=1)
-def _encoding():
+def cl100k():
     import tiktoken
     return tiktoken.get_encoding(OFFLINE_ENCODING)
 
 
 def _count(text: str) -> int:
-    encode = _encoding().encode
+    encode = cl100k().encode
     return sum(len(encode(text[i:i + PIECE_CHARS], disallowed_special=())) for i in range(0, len(text), PIECE_CHARS))
 
 

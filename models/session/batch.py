@@ -9,6 +9,7 @@ The caller holds the output folder's lock for the whole batch.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -84,7 +85,6 @@ class BatchManifest:
     def previous(path: Path) -> dict[str, dict]:
         """The last batch's records by file, when the same command ran here before."""
         try:
-            import json
             data = json.loads(path.read_text(encoding="utf-8"))
             return {d["file"]: d for d in data.get("documents", []) if isinstance(d, dict) and "file" in d}
         except (OSError, ValueError, TypeError):

@@ -15,9 +15,9 @@ def no_network(monkeypatch, tmp_path):
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))  # no previously downloaded file
-    token_estimate._encoding.cache_clear()
+    token_estimate.cl100k.cache_clear()
     yield
-    token_estimate._encoding.cache_clear()
+    token_estimate.cl100k.cache_clear()
 
 
 def test_estimate_works_without_network(no_network):

@@ -24,6 +24,13 @@ def _files(tmp_path, n: int, turns: int = 3):
     return folder
 
 
+def _day(tmp_path, turns: int):
+    """One generated conversation day and the output folder beside it."""
+    doc = tmp_path / "day.txt"
+    doc.write_text(conversation_day(turns), encoding="utf-8")
+    return doc, tmp_path / "out"
+
+
 def _args(url, folder, out, *extra):
     return ["summarize", str(folder), "--server", url, "--strategy", "rolling", "--out", str(out), "--date", DATE,
             *extra]
@@ -82,14 +89,11 @@ def test_parallel_needs_a_server(tmp_path, capsys):
 
 
 def test_a_server_whose_context_is_shorter_than_it_said_is_planned_again_before_any_round(tmp_path, capsys):
-    doc = tmp_path / "day.txt"
-    doc.write_text(conversation_day(6), encoding="utf-8")
-    out = tmp_path / "out"
+    doc, out = _day(tmp_path, 6)
     # /props says 4,096 tokens, but the server refuses any prompt over 2,048 (as a vLLM with a smaller
     # --max-model-len behind a proxy would).
     with FakeOpenAIServer(Script(reply=REPLY, n_ctx=4096, max_prompt_tokens=2048)) as server:
-        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "rolling", "--out", str(out),
-                     "--date", DATE]) == 0
+        assert main(_args(server.url, doc, out)) == 0
     report = json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
     assert report["settings"]["n_ctx_used"] == 2048
     assert "refused 4,096" in report["settings"]["n_ctx_note"]
@@ -100,13 +104,10 @@ def test_a_server_whose_context_is_shorter_than_it_said_is_planned_again_before_
 
 @pytest.mark.parametrize("parallel", [1, 3])
 def test_map_calls_of_one_document_go_out_side_by_side_up_to_parallel(tmp_path, parallel):
-    doc = tmp_path / "day.txt"
-    doc.write_text(conversation_day(10), encoding="utf-8")
-    out = tmp_path / "out"
+    doc, out = _day(tmp_path, 10)
     # Each reply takes a moment, so calls sent together overlap at the server.
     with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, sleep_seconds=0.3)) as server:
-        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "map-reduce", "--parallel",
-                     str(parallel), "--out", str(out), "--date", DATE]) == 0
+        assert main(_args(server.url, doc, out, "--strategy", "map-reduce", "--parallel", str(parallel))) == 0
         assert server.script.max_in_flight == parallel
     report = json.loads((out / "day" / f"{DATE}-run.json").read_text(encoding="utf-8")) if parallel > 1 else \
         json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
@@ -125,8 +126,7 @@ def test_stop_during_parallel_map_calls_ends_at_once_and_keeps_finished_rounds(t
     from precis.engine.runtime.server.runtime import ServerRuntime, ServerSettings
     from precis.models.session.planner import plan_run, read_documents
     from precis.models.session.request import RunRequest
-    doc = tmp_path / "day.txt"
-    doc.write_text(conversation_day(10), encoding="utf-8")
+    doc, _out = _day(tmp_path, 10)
     with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, sleep_seconds=1.5)) as server:
         runtime = ServerRuntime.connect(ServerSettings(server.url))
         request = RunRequest(files=[str(doc)], n_ctx=1536, strategy="map-reduce", date=DATE)
@@ -144,12 +144,9 @@ def test_stop_during_parallel_map_calls_ends_at_once_and_keeps_finished_rounds(t
 
 
 def test_a_server_run_resumes_with_resume_also_on_a_new_address(tmp_path, capsys):
-    doc = tmp_path / "day.txt"
-    doc.write_text(conversation_day(12), encoding="utf-8")
-    out = tmp_path / "out"
+    doc, out = _day(tmp_path, 12)
     with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536, cut_from_generation=3)) as server:
-        assert main(["summarize", str(doc), "--server", server.url, "--strategy", "rolling", "--out", str(out),
-                     "--date", DATE]) == 5
+        assert main(_args(server.url, doc, out)) == 5
     err = capsys.readouterr().err
     run_id = err.split("--resume ")[1].split("`")[0]
     with FakeOpenAIServer(Script(reply=REPLY, n_ctx=1536)) as server:        # restarted on another port

@@ -202,9 +202,9 @@ class Connection:
         return delay
 
     def _with_retries(self, method: str, path: str, body: bytes | None, timeout: float, cancel: CancelToken | None,
-                      opened=None):
+                      opened=None, attempts: int = MAX_ATTEMPTS):
         """(connection, response) with a 2xx status; retries refused connections, 429 and 5xx."""
-        for attempt in range(MAX_ATTEMPTS):
+        for attempt in range(attempts):
             if cancel is not None and cancel.cancelled:
                 raise Cancelled("Stopped by the user.")
             response = None
@@ -222,7 +222,7 @@ class Connection:
                 conn.close()
                 error = self._status_error(response.status, payload, path)
                 retryable = response.status in RETRY_STATUSES and not isinstance(error, ServerContextShort)
-            if not retryable or attempt == MAX_ATTEMPTS - 1:
+            if not retryable or attempt == attempts - 1:
                 raise error
             delay = self._retry_delay(attempt, response)
             if delay > MAX_RETRY_AFTER_SECONDS:
@@ -242,18 +242,8 @@ class Connection:
 
     def _json(self, method, endpoint, body, *, root, retry, timeout):
         path = self.address.path(endpoint, root=root)
-        timeout = timeout or self.read_timeout
-        if retry:
-            conn, response = self._with_retries(method, path, body, timeout, None)
-        else:
-            try:
-                conn, response = self._send(method, path, body, timeout)
-            except (OSError, http.client.HTTPException) as exc:
-                raise self._transport_error(exc, path) from exc
-            if not 200 <= response.status < 300:
-                payload = response.read()
-                conn.close()
-                raise self._status_error(response.status, payload, path)
+        conn, response = self._with_retries(method, path, body, timeout or self.read_timeout, None,
+                                            attempts=MAX_ATTEMPTS if retry else 1)
         try:
             data = response.read()
         except (OSError, http.client.HTTPException) as exc:

@@ -151,6 +151,7 @@ class ServerRuntime:
             ids = self.connection.post_json("/tokenize", {"model": self.info.model, "messages": messages,
                                                           "add_generation_prompt": True}, root=True).get("tokens")
             text = self.detokenize(ids or [])
+            self.tokens.remember(text, len(ids or []))    # counted already: no second /tokenize of the text
         elif self._renderer_vocab is not None:
             text = self._renderer_vocab.vocab.render_chat(messages)
         elif isinstance(self.tokens, LocalGgufTokenizer):

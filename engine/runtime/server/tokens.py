@@ -81,6 +81,10 @@ class ServerTokenizer:
     def count(self, text: str, *, special: bool = False) -> int:
         return self._counts.get_or((text, special), lambda: len(self.tokenize(text, special=special)))
 
+    def remember(self, prompt: str, n_tokens: int) -> None:
+        """A rendered prompt's count, known from the server's own rendering (vLLM tokenizes messages)."""
+        self._counts.get_or((prompt, True), lambda: n_tokens)
+
     def detokenize(self, tokens) -> str:
         tokens = [int(t) for t in tokens]
         if self.info.kind == LLAMA_CPP:
@@ -137,8 +141,8 @@ class EstimateTokenizer:
     source = ESTIMATE
 
     def __init__(self) -> None:
-        from precis.engine.documents.token_estimate import _encoding
-        self._encoding = _encoding()
+        from precis.engine.documents.token_estimate import cl100k
+        self._encoding = cl100k()
         self._counts = _Counts()
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
