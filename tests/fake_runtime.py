@@ -150,7 +150,8 @@ def _parse(prompt: str, number: int) -> FakeCall:
     if "\nNotes on this part:" in user:
         return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
     if "\n<sentences>\n" in "\n" + user:
-        return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), False, prompt)
+        return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), "(Say each one" in user,
+                        prompt)
     if "\n<notes" in user:
         body = user.split("\n<notes", 1)[1].split(">\n", 1)[1].split("\n</notes>", 1)[0]
         return FakeCall(number, "write", "", body, "(Merge the notes" in user, prompt)

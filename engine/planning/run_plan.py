@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from precis.engine.documents.bundle import Part
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
+from precis.engine.planning.summary_length import notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
 
@@ -95,12 +96,12 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 
 
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
-               speeds: Speeds | None = None, progress=None, **overrides) -> RunPlan:
+               speeds: Speeds | None = None, progress=None, strategy: str = "rolling", **overrides) -> RunPlan:
     """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
     ``progress(done_chars, total_chars)`` follows the chunking of long documents."""
     budget = make_budget(tokenizer, layout, n_ctx, **overrides)
     documents = plan_documents(tokenizer, texts, budget, progress)
-    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds))
+    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy))
 
 
 def duration_text(seconds: float) -> str:
@@ -125,7 +126,17 @@ def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], bu
     return planned
 
 
-def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speeds | None) -> Estimate:
+def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speeds | None,
+                 strategy: str = "rolling") -> Estimate:
+    """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
+    only the sentences it chose, a rewording call per part and a heading per section (a fraction of the
+    rolling loop's work); the other strategies are estimated as the rolling loop."""
+    if strategy == "notes":
+        prompt = evaluated = generated = 0
+        for i, doc in enumerate(documents):
+            p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], first=i == 0)
+            prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
+        return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0
     ceiling = COMPACTION_THRESHOLD * budget.summary_out_cap
     first = True
@@ -138,7 +149,10 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
             first = False
             summary = min(ceiling, summary + SUMMARY_GROWTH_PER_CHUNK * chunk.tokens)
             generated += int(summary)
-    seconds = None
+    return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
+
+
+def _seconds(evaluated: int, generated: int, speeds: Speeds | None) -> float | None:
     if speeds is not None and speeds.prompt_tokens_per_second > 0 and speeds.generate_tokens_per_second > 0:
-        seconds = evaluated / speeds.prompt_tokens_per_second + generated / speeds.generate_tokens_per_second
-    return Estimate(prompt, evaluated, generated, seconds, speeds)
+        return evaluated / speeds.prompt_tokens_per_second + generated / speeds.generate_tokens_per_second
+    return None

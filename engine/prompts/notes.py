@@ -10,8 +10,8 @@ chat, echo tags or labels, or run on: every repeated class is bounded (an unboun
 model copy the whole transcript into one line). The static part of the prompt (system, rules) comes
 first and is the same every round, so llama.cpp's prefix reuse evaluates it once.
 
-The writing pass turns verified notes into the summary in the preset's shape, each bullet citing the
-notes it uses ("[3][7]").
+The writing pass heads each run of consecutive notes with a few words naming what they are about; the
+notes themselves are the bullets under it.
 """
 from __future__ import annotations
 
@@ -28,8 +28,7 @@ NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only
                 "required format, about facts stated in that part.")
 REWORD_SYSTEM = ("You turn sentences quoted from a document into short notes in your own words. You only write "
                  "the numbered note lines.")
-WRITING_SYSTEM = ("You write faithful summaries from numbered notes. You use only facts that are in the notes "
-                  "and you cite the notes you use.")
+WRITING_SYSTEM = "You name the topic of a few numbered notes in a short heading, in the notes' own words."
 
 
 def notes_grammar(max_notes: int) -> str:
@@ -134,7 +133,7 @@ class NotesLayout:
                 {"role": "assistant", "content": NOTES_EXAMPLE_NOTES},
                 {"role": "user", "content": user}]
 
-    def reword_messages(self, sentences: list[str]) -> list[dict]:
+    def reword_messages(self, sentences: list[str], reminder: str = "") -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly."""
         numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
         rules = "\n".join([
@@ -151,52 +150,32 @@ class NotesLayout:
                 {"role": "user", "content": f"{rules}\n<sentences>\n{REWORD_EXAMPLE_SENTENCES}\n</sentences>\nNotes:"},
                 {"role": "assistant", "content": REWORD_EXAMPLE_NOTES},
                 {"role": "user", "content": f"<sentences>\n{numbered}\n</sentences>\nNotes ([1] to "
-                                            f"[{len(sentences)}]):"}]
+                                            f"[{len(sentences)}]):" + (f"\n({reminder})" if reminder else "")}]
 
-    def writing_messages(self, notes: list[tuple[int, str]], bullets: int, section: str = "",
-                         reminder: str = "") -> list[dict]:
-        """One section of the summary from a run of consecutive notes: a heading, then at most ``bullets``
-        bullets that merge the notes, each citing the notes it uses."""
+    def heading_messages(self, notes: list[tuple[int, str]], section: str = "", reminder: str = "") -> list[dict]:
+        """A heading for a run of consecutive notes: what they are about, in a few words."""
         numbered = "\n".join(f"[{i}] {point}" for i, point in notes)
         user = "\n".join([
             "[Rules]",
-            "Write one section of a summary from the numbered notes below (taken in the document's order).",
-            f"The whole summary's shape: {self.preset.summary_shape}",
-            "First a '## ' heading naming what these notes are about (a few words). Then bullets that merge "
-            "related notes in your own words: what was said, proposed or decided, by whom, and why.",
-            "Use only facts that are in the notes. Keep names, numbers and dates exactly. Leave out notes that "
-            "only say who spoke or that someone agreed.",
-            f"At most {bullets} bullets. End every bullet with the numbers of the notes it uses, like [3] [7].",
-            language_line(self.language),
+            "The numbered notes below were taken, in order, from one stretch of a document.",
+            "Write one '## ' heading of at most 8 words naming what these notes are about (the topic, the "
+            "decision or the event they share). Use the notes' own words; no question, no comment.",
+            language_line(self.language).replace("summary", "heading"),
             "[End of rules]",
             f"<notes{' ' + section if section else ''}>\n{numbered}\n</notes>",
-            "Section:" + (f"\n({reminder})" if reminder else ""),
+            "Heading:" + (f"\n({reminder})" if reminder else ""),
         ])
         return [{"role": "system", "content": WRITING_SYSTEM}, {"role": "user", "content": user}]
 
 
-def writing_grammar(bullets: int) -> str:
-    """GBNF of one written section: a heading, then 1..bullets cited bullets; every repetition bounded, no
-    brackets or markup inside the text (so no tags, no bold, no invented reference formats)."""
+HEADING_CHARS = (3, 80)
+
+
+def heading_grammar() -> str:
+    """GBNF of one heading line: bounded, no brackets, markup or line breaks inside."""
+    lo, hi = HEADING_CHARS
     return "\n".join([
-        f"root ::= heading bullet{{1,{bullets}}}",
-        'heading ::= "## " htext "\\n"',
-        r'htext ::= hchar{3,70}',
+        'root ::= "## " hchar{%d,%d} "\\n"' % (lo, hi),
         r'hchar ::= [^\n#\[\]*<>|]',
-        'bullet ::= "- " btext cite{1,6} "\\n"',
-        r'btext ::= bchar{15,260}',
-        r'bchar ::= [^\n#\[\]*<>|]',
-        'cite ::= " [" [1-9] [0-9]{0,3} "]"',
         "",
     ])
-
-
-_CITATION = re.compile(r"\s*\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
-
-
-def split_citations(line: str) -> tuple[str, list[int]]:
-    """A summary line without its "[3][7]" / "[3, 7]" markers, and the note numbers they held."""
-    ids: list[int] = []
-    for m in _CITATION.finditer(line):
-        ids += [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
-    return _CITATION.sub("", line).rstrip(), ids

@@ -61,8 +61,7 @@ class RunReport:
         return {"kept": sum(r.notes_kept for r in rounds), "unverified": sum(r.notes_unverified for r in rounds),
                 "unsupported": sum(r.notes_unsupported for r in rounds),
                 "repeats": sum(r.notes_repeats for r in rounds), "located": sum(r.notes_located for r in rounds),
-                "written_lines_linked": sum(r.notes_kept for r in written),
-                "written_lines_dropped": sum(r.notes_unsupported for r in written)}
+                "written_lines_linked": sum(r.notes_kept for r in written)}
 
     @property
     def salvaged_rounds(self) -> int:

@@ -160,12 +160,36 @@ def _stem(word: str) -> str:
     return word
 
 
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SPELLED = re.compile(r"\b(?:(%s)(?:[ -](%s))?|(%s))\b" % ("|".join(_TENS), "|".join(_UNITS[1:10]), "|".join(_UNITS)),
+                      re.I)
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers 0-99 ``text`` spells out ("one to seven", "twenty-five"), as digits: a transcript writes
+    what was said, and a note that says "a scale of 1 to 7" says what the sentence says."""
+    found = set()
+    for tens, unit, alone in _SPELLED.findall(text):
+        if alone:
+            found.add(str(_UNITS.index(alone.lower())))
+        else:
+            found.add(str(20 + 10 * _TENS.index(tens.lower()) + (_UNITS.index(unit.lower()) if unit else 0)))
+    return found
+
+
+def numbers_held(text: str, source: str) -> bool:
+    """Every number of ``text`` occurs in ``source`` (in digits or spelled out, with or without separators)."""
+    held = spelled_numbers(source)
+    for n in _NUMBER.findall(source):     # "3,000.50" stands for 3000.50, 3000 and 3,000 alike
+        held |= {n, n.replace(",", ""), *re.split(r"[.,]", n)}
+    return all(n in held or n.replace(",", "") in held for n in _NUMBER.findall(text))
+
+
 def point_supported(point: str, part: str, part_words: set[str] | None = None) -> bool:
     """A point's numbers must all occur in its part, and most of its content words (or CJK bigrams)."""
-    part_numbers = set()
-    for n in _NUMBER.findall(part):     # "3,000.50" stands for 3000.50, 3000 and 3,000 alike
-        part_numbers |= {n, n.replace(",", ""), *re.split(r"[.,]", n)}
-    if any(n not in part_numbers and n.replace(",", "") not in part_numbers for n in _NUMBER.findall(point)):
+    if not numbers_held(point, part):
         return False
     words = content_words(point)
     if words:

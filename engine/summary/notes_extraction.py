@@ -1,9 +1,12 @@
-"""Notes from one part: a grammar-shaped model call, every quote verified against the part, and a
-verbatim fallback when the model gives nothing that checks out.
+"""Notes from one part, every one resting on text of the part.
 
-Used by the notes strategy for every part, and by every other strategy when a round fails twice: the
-failed part's content still reaches the result as its verified notes, never "the previous summary
-plus a list of names".
+salient_notes_for_part (the notes strategy, every part): code chooses the sentences, the model rewords
+each in one grammar-shaped call, code checks every rewording; the sentence is the quote.
+
+notes_for_part (every other strategy, when a round fails twice): the model writes "point || quote" lines
+over the whole part, every quote is verified against it, with the part's key sentences reworded as the
+fallback when nothing checks out. The failed part's content still reaches the result as its verified
+notes, never "the previous summary plus a list of names".
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from rapidfuzz import fuzz
 from precis.engine.events import CollapseDetected, RoundStarted
 from precis.engine.prompts.notes import NotesLayout, notes_grammar, parse_note_lines, parse_reworded, reword_grammar
 from precis.engine.summary.evidence import (
+    STOPWORDS,
     Note,
     NoteCheck,
     cjk_bigrams,
@@ -27,7 +31,17 @@ from precis.engine.summary.evidence import (
     normalise,
     point_supported,
 )
+from precis.engine.summary.language import wrong_language
 from precis.engine.summary.noise import substantive_text
+from precis.engine.summary.salience import (
+    FILLER_ONLY,
+    SENTENCE,
+    SPEAKER_PREFIX,
+    DocumentWeights,
+    clean_utterance,
+    select_sentences,
+    units_of,
+)
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 TOKENS_PER_NOTE = 90             # a note line is ~50-90 tokens; the reply cap follows from it
@@ -37,11 +51,9 @@ COPY_RATIO = 85.0                # a "point" this close to its own quote is a co
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
 EXTRACT_SENTENCES = 4            # sentences taken verbatim from a part when no note verifies
 MIN_EXTRACT_WORDS = 5            # content words a sentence needs to be worth taking
-_SENTENCE = re.compile(r"[^.!?。！？\n]{20,400}[.!?。！？]?")
 _DECISION = re.compile(r"\b(decid|agree|will|should|must|plan|because|need|want|chose|choose|approve|reject|"
                        r"deadline|by (?:monday|tuesday|wednesday|thursday|friday|next))|決定|予定|合意|方針|必要|ため",
                        re.I)
-_FILLER_ONLY = re.compile(r"^\W*(?:(?:um|uh|mm|hmm|yeah|okay|ok|right|so|and|but|i|you|we|the|a)\W+)*\W*$", re.I)
 
 
 def max_notes_for(part_tokens: int, reply_cap_tokens: int) -> int:
@@ -85,7 +97,7 @@ def verify_notes(reply: str, part: str, part_offset: int, document: str, part_in
             check.unverified.append(quote)
             continue
         if not point_supported(point, part, part_words) or _says_nothing(point, quote) or \
-                copy_share(_SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE:
+                copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE:
             check.unsupported.append(point)
             continue
         start, end = part_offset + located.start_char, part_offset + located.end_char
@@ -100,28 +112,12 @@ def verify_notes(reply: str, part: str, part_offset: int, document: str, part_in
     return check
 
 
-_SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?[A-Z][\w.'-]*(?: [\w.'-]+){0,3}:\s+")  # "Project Manager: "
-
-
 def _says_nothing(point: str, quote: str) -> bool:
     """A point that is a speaker's bare utterance or a copy of its own quote is not a note."""
-    body = _SPEAKER_PREFIX.sub("", point)
+    body = SPEAKER_PREFIX.sub("", point)
     if len(content_words(body)) < MIN_POINT_WORDS and not cjk_bigrams(body):
         return True
-    return fuzz.ratio(normalise(body).text, normalise(_SPEAKER_PREFIX.sub("", quote)).text) >= COPY_RATIO
-
-
-_DISFLUENCY = re.compile(r"\b(?:um+|uh+|erm|er|mm+-?hmm|mm+|hmm+|uh-huh|you know|i mean)\b[ ,.]*", re.I)
-_REPEAT = re.compile(r"\b(\w+)(?: \1\b)+", re.I)
-
-
-def clean_utterance(sentence: str) -> str:
-    """A spoken sentence as a reader wants it: fillers and stutters out, transcript spacing tidied (the
-    verbatim sentence stays the note's quote)."""
-    text = _DISFLUENCY.sub("", sentence)
-    text = _REPEAT.sub(r"\1", text)
-    text = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text))
-    return re.sub(r"([,.]){2,}", r"\1", text).strip(" ,")
+    return fuzz.ratio(normalise(body).text, normalise(SPEAKER_PREFIX.sub("", quote)).text) >= COPY_RATIO
 
 
 def extract_sentences(part: str, part_offset: int, document: str, part_index: int, first_id: int,
@@ -130,11 +126,11 @@ def extract_sentences(part: str, part_offset: int, document: str, part_index: in
     Whole sentences, so a fact keeps its label ("the budget of EUR 1,200"), never a bare number."""
     substantive = substantive_text(part)
     candidates = []
-    for m in _SENTENCE.finditer(part):
+    for m in SENTENCE.finditer(part):
         sentence = m.group(0).strip()
-        if len(sentence) < 30 or _FILLER_ONLY.match(sentence) or sentence not in substantive:
+        if len(sentence) < 30 or FILLER_ONLY.match(sentence) or sentence not in substantive:
             continue
-        words = content_words(_SPEAKER_PREFIX.sub("", sentence)) or cjk_bigrams(sentence)
+        words = content_words(SPEAKER_PREFIX.sub("", sentence)) or cjk_bigrams(sentence)
         if len(words) < MIN_EXTRACT_WORDS:
             continue          # "What else can we need?": a sentence with little in it informs no one
         score = (len(words) / 6 + 1.5 * bool(re.search(r"\d", sentence)) + bool(_DECISION.search(sentence))
@@ -193,27 +189,117 @@ def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, 
     return out
 
 
-def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], part: str, out: PartNotes):
+def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], part: str, out: PartNotes,
+                    shown: list[str] | None = None, retry: bool = False):
     """Generator; returns the extracts, each with the model's short rewording as its point where that
-    rewording checks out (its numbers and most of its words in the sentence, not a copy of it).
+    rewording checks out (its numbers and most of its words in the sentence, no name the part does not
+    hold, in the language asked for, not a copy of it). ``shown``: the sentences as the model sees them
+    (with their speaker). ``retry``: the sentences whose rewording was refused are asked once more,
+    greedy, with a reminder.
 
     Sentences taken verbatim made up most of what a summary copied from its source (copy rates of
     0.16-0.47 on development meetings); saying what one given sentence states is a short, local task
     small models do well, and code still checks it. The sentence stays the note's quote."""
-    sentences = [n.quote for n in extracts]
-    result = yield from ctx.call(index, layout.reword_messages(sentences),
-                                 min(ctx.budget.summary_out_cap, TOKENS_PER_REWORD * len(sentences)),
-                                 replace(ctx.sampling, grammar=reword_grammar(len(sentences))))
-    out.results.append(result)
-    reworded = parse_reworded(result.raw)
+    sentences = shown or [n.quote for n in extracts]
+    kept = list(extracts)
+    asks = [(list(range(len(extracts))), "", ctx.sampling)]
+    if retry:
+        asks.append((None, REWORD_REMINDER, ctx.strict_sampling))
     part_norm = normalise(part)
-    kept = []
-    for i, note in enumerate(extracts, 1):
-        point = reworded.get(i, "").strip()
-        if point and point_supported(point, note.quote) and not _says_nothing(point, note.quote) and \
-                copy_share(_SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE:
-            note = replace(note, point=point, origin="reworded")
-        kept.append(note)
+    for positions, reminder, params in asks:
+        if positions is None:
+            positions = [i for i, n in enumerate(kept) if n.origin != "reworded"]
+            if not positions:
+                break
+            ctx.check_cancel()
+        asked = [sentences[i] for i in positions]
+        result = yield from ctx.call(index, layout.reword_messages(asked, reminder),
+                                     min(ctx.budget.summary_out_cap, TOKENS_PER_REWORD * len(asked)),
+                                     replace(params, grammar=reword_grammar(len(asked))))
+        out.results.append(result)
+        reworded = parse_reworded(result.raw)
+        for number, i in enumerate(positions, 1):
+            point = first_sentence(reworded.get(number, ""))
+            note = kept[i]
+            if point and point_supported(point, sentences[i]) and not _says_nothing(point, note.quote) and \
+                    not invented_names(point, part) and \
+                    not wrong_language(point, sentences[i], ctx.layout.language) and \
+                    copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE:
+                kept[i] = replace(note, point=point, origin="reworded")
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
+
+
+REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep its names and numbers."
+
+
+_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def first_sentence(point: str) -> str:
+    """A note is one statement: what a small model runs on with after it is chatter about the note
+    ("This is a short note in the same language as, ..."), cut here."""
+    return _NEXT_SENTENCE.split(point.strip(), 1)[0].strip()
+
+
+_CAPITALISED = re.compile(r"(?<![:.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")      # not where a sentence starts
+
+
+def invented_names(point: str, part: str) -> list[str]:
+    """Capitalised words of ``point`` the part never uses, in any case: a name the model brought in (the
+    1.5B model wrote "Ben invests in brands" of an earnings call: Ben is in the prompt's example). A
+    capitalised word where a sentence starts is no sign of a name; the rewording's first word is checked
+    when the sentence's speaker label does not hold it either."""
+    lowered = part.lower()
+    words = _CAPITALISED.findall(point)
+    first = re.match(r"\s*([A-Z][a-z]{2,})\b", point)
+    if first and first.group(1).lower() not in STOPWORDS:
+        words.insert(0, first.group(1))
+    return [w for w in dict.fromkeys(words)
+            if not re.search(rf"\b{re.escape(w.lower())}\b", lowered)]
+
+
+MAX_SALIENT_SENTENCES = 8        # one rewording call per part: eight short notes at most
+
+
+def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
+                           total: int, first_id: int, lines: LineIndex, earlier: list[Note],
+                           weights: DocumentWeights, budget_chars: int):
+    """Generator (yields RoundStarted, TokensGenerated); returns PartNotes.
+
+    Code chooses the part's sentences that add most to what the earlier notes hold (engine.summary.
+    salience), the model says each in a short note of its own words (one grammar-shaped call), code checks
+    every rewording. The sentence is the note's quote, so every note is evidence by construction. A
+    sentence whose rewording fails its checks is dropped when others of the part passed (verbatim
+    sentences are what a summary copies), else kept cleaned of fillers: a part is never lost."""
+    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language)
+    out = PartNotes()
+    covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
+    cap_sentences = max(1, min(MAX_SALIENT_SENTENCES, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
+    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
+    yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
+    extracts, shown = [], []
+    for sentence in chosen:
+        s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
+        note = Note(first_id + len(extracts), clean_utterance(SPEAKER_PREFIX.sub("", sentence.text)),
+                    sentence.text, document, chunk.index, s, e, lines.line_of(s), lines.line_of(max(s, e - 1)),
+                    100.0, "extract")
+        if is_repeat(note, earlier + extracts):
+            out.check.repeats += 1
+            continue
+        extracts.append(note)
+        shown.append(sentence.shown())
+    if not extracts:
+        out.flags.append("nothing_to_note")
+        return out
+    notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
+    reworded = [n for n in notes if n.origin == "reworded"]
+    out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
+    out.notes = reworded or notes
+    # ids stay consecutive when a failed rewording was dropped
+    out.notes = [replace(n, id=first_id + i) for i, n in enumerate(out.notes)]
+    if not reworded:
+        out.flags.append("extracted")
+    out.check.kept = out.notes
+    return out

@@ -4,10 +4,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from precis.engine.prompts.notes import POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines, split_citations
-from precis.engine.summary.evidence import Note, is_repeat, locate_quote, normalise, point_supported
+from precis.engine.prompts.notes import POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines
+from precis.engine.summary.evidence import Note, is_repeat, locate_quote, normalise, point_supported, spelled_numbers
 from precis.engine.summary.language import wrong_language
+from precis.engine.summary.notes_extraction import first_sentence, invented_names
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
+from precis.engine.summary.writing import heading_problems
 
 PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
         "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n"
@@ -83,5 +85,29 @@ def test_note_lines_parse_and_the_grammar_bounds_every_repetition():
     assert "note{1,5}" in grammar and f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}}" in grammar
     assert f"qchar{{{QUOTE_CHARS[0]},{QUOTE_CHARS[1]}}}" in grammar
     assert "*" not in grammar and "+" not in grammar                 # nothing unbounded
-    assert split_citations("- Use a wind dynamo [3][7]") == ("- Use a wind dynamo", [3, 7])
-    assert split_citations("- Use a wind dynamo [3, 7]") == ("- Use a wind dynamo", [3, 7])
+
+
+def test_a_transcripts_spelled_numbers_support_a_notes_digits():
+    assert spelled_numbers("on a scale from one to seven, twenty-five euros, ninety nine") >= {"1", "7", "25", "99"}
+    said = "Marketing: and together we evaluate it from one to seven ."
+    assert point_supported("Marketing evaluates it from 1 to 7", said)
+    assert not point_supported("Marketing evaluates it from 1 to 8", said)
+
+
+def test_a_rewording_is_one_statement_and_brings_in_no_name():
+    assert first_sentence("Anna proposes new materials for the case. This is a short note in the same language") == \
+        "Anna proposes new materials for the case."
+    assert first_sentence("The budget is 12.50 euros per unit") == "The budget is 12.50 euros per unit"
+    part = "Dave: we invest in our brands to build stronger connections with consumers."
+    assert invented_names("Ben invests in brands for consumers", part) == ["Ben"]
+    assert invented_names("Dave invests in brands. Consumers matter", part) == []   # sentence starts are no names
+
+
+def test_a_heading_must_rest_on_its_notes_words_and_script():
+    notes = [Note(1, "Marketing proposes a titanium case for the remote", "we could do titanium", "d", 0, 0, 20)]
+    assert heading_problems("## Titanium case for the remote\n", notes, None) == ("Titanium case for the remote", [])
+    assert "unsupported" in heading_problems("## Quarterly earnings outlook\n", notes, None)[1]
+    assert "unsupported" in heading_problems("## Titanium case for the remote, release 14.5\n", notes, None)[1]
+    assert "wrong_language" in heading_problems("## Titanium case 蔬菜\n", notes, None)[1]
+    assert heading_problems("Here is a heading for you", notes, None)[1] == ["no_heading", "scaffold"]
+    assert heading_problems("Titanium case for the remote", notes, None)[1] == ["no_heading"]

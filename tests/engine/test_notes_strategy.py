@@ -53,33 +53,54 @@ def test_every_summary_line_rests_on_a_quote_found_in_the_document():
     assert all(line["notes"] for line in evidence_lines[1:])
 
 
-def test_invented_quotes_are_dropped_counted_and_the_part_still_reaches_the_summary():
-    def inventive(call):
-        if call.kind == "notes":
-            return '- The team agreed to move to Mars || "we will all move to Mars next spring"\n'
-        return diligent(call)
-    rt, plan, state, events = _notes_run(inventive, sessions=3)
-    records = _records(events)
-    notes_rounds = [r for r in records if r.kind == "notes"]
-    # two calls each: the notes, then the rewording of the sentences taken in their place
-    assert all(r.attempts == 2 and r.notes_unverified == 1 and "extracted" in r.flags for r in notes_rounds)
-    assert len([e for e in events if isinstance(e, CollapseDetected)]) == plan.rounds
-    summary = state.summaries["day.txt"]
-    assert "Mars" not in summary                                    # the invention never reaches the summary
+def test_code_chooses_the_sentences_and_the_model_only_rewords_them():
+    rt, plan, state, events = _notes_run(diligent, sessions=4)
+    kinds = [c.kind for c in rt.calls]
+    assert "notes" not in kinds and kinds.count("reword") == plan.rounds     # one short call per part
+    records = [r for r in _records(events) if r.kind == "notes"]
+    assert all(r.attempts == 1 and "reworded" in r.flags for r in records)
+    text = plan.documents[0].text
     kept = state.notes["day.txt"]
-    # the part's key sentences, each reworded by the model: the quote is the sentence, the point is not it
-    assert kept and all(n["origin"] == "reworded" and n["point"] != n["quote"] for n in kept)
-    assert all("reworded" in r.flags for r in notes_rounds)
+    for n in kept:       # every note's quote is a whole sentence of its own part, its point the rewording
+        chunk = plan.documents[0].chunks[n["part"]]
+        assert chunk.sent_start_char <= n["start_char"] and n["end_char"] <= chunk.end_char
+        assert text[n["start_char"]:n["end_char"]] == n["quote"] and n["origin"] == "reworded"
+    # each part adds what the earlier ones did not say: no two notes carry the same amount
+    amounts = [re.search(r"EUR (\d+,\d+)", n["quote"]).group(1) for n in kept]
+    assert len(amounts) == len(set(amounts))
+
+
+def test_a_refused_rewording_is_asked_once_more_and_a_good_second_answer_is_kept():
+    def copies_first(call):
+        if call.kind == "reword" and not call.retry:        # the sentences back, word for word
+            return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n"
+                           for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return diligent(call)
+    rt, plan, state, events = _notes_run(copies_first, sessions=3)
+    rounds = [r for r in _records(events) if r.kind == "notes"]
+    assert all(r.attempts == 2 for r in rounds)                              # the rewording, then once more
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False, True] * plan.rounds
+    assert all(n["origin"] == "reworded" and n["point"] != n["quote"] for n in state.notes["day.txt"])
+
+
+def test_a_rewording_that_brings_in_a_name_is_refused_and_the_part_still_reaches_the_summary():
+    def name_dropping(call):
+        if call.kind == "reword":
+            count = len(re.findall(r"^\[\d+\] ", call.content, re.M))
+            return "".join(f"[{i}] Ben approved the budget of the project\n" for i in range(1, count + 1))
+        return diligent(call)
+    rt, plan, state, events = _notes_run(name_dropping, sessions=3)
+    notes_rounds = [r for r in _records(events) if r.kind == "notes"]
+    assert all("extracted" in r.flags and r.notes_unsupported >= 1 for r in notes_rounds)
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "extract" for n in kept)     # the sentence, cleaned, not the invention
     assert {n["part"] for n in kept} == set(range(plan.rounds))
-    report = _report(rt, plan, state)
-    assert report.notes_totals["unverified"] == plan.rounds
-    assert "(a key sentence, reworded)" in summary_markdown(report, state)
+    assert "Ben" not in state.summaries["day.txt"]
+    assert "(taken verbatim)" in summary_markdown(_report(rt, plan, state), state)
 
 
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
-        if call.kind == "notes":
-            return '- The team agreed to move to Mars || "we will all move to Mars next spring"\n'
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
             sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
             return f"[1] {sentences['1']}\n" + ("[2] They ordered 4812 units of it\n" if "2" in sentences else "")
@@ -91,29 +112,40 @@ def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     assert "(taken verbatim)" in summary_markdown(_report(rt, plan, state), state)
 
 
-def test_a_writing_pass_that_only_chats_falls_back_to_the_notes_themselves():
+def test_a_heading_call_that_only_chats_is_replaced_by_the_parts_it_covers():
     def chatty(call):
         if call.kind == "write":
             return "Here is the summary you asked for.\nDo you want me to add more details?"
         return diligent(call)
     rt, plan, state, events = _notes_run(chatty, sessions=3)
     write = _records(events)[-1]
-    assert write.kind == "write" and "notes_fallback" in write.flags and write.attempts == 2
-    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["notes_fallback"]
+    assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 1
+    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["parts_heading"]
     summary = state.summaries["day.txt"]
     assert "Here is" not in summary and "?" not in summary
-    assert len(summary.splitlines()) == len(state.notes["day.txt"])
+    lines = summary.splitlines()
+    assert lines[0] == f"## Parts 1 to {plan.rounds}" and len(lines) == 1 + len(state.notes["day.txt"])
 
 
-def test_a_written_line_no_note_supports_is_dropped():
+def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_support_is_refused():
     def embellishing(call):
         if call.kind == "write":
-            return diligent(call) + "\n- The company was founded in 1887 by a sailor."
+            return "## The company was founded in 1887 by a sailor\n- and more chat"
         return diligent(call)
     rt, plan, state, events = _notes_run(embellishing, sessions=2)
-    records = _records(events)
-    assert "1887" not in state.summaries["day.txt"]
-    assert records[-1].notes_unsupported == 1                        # counted as dropped
+    summary = state.summaries["day.txt"]
+    assert "1887" not in summary and "chat" not in summary
+    assert "heading_unsupported" in _records(events)[-1].flags
+
+    def naming(call):
+        if call.kind == "write":
+            return "## Budget sign-off for the projects\n"
+        return diligent(call)
+    rt, plan, state, events = _notes_run(naming, sessions=2)
+    assert state.summaries["day.txt"].splitlines()[0] == "## Budget sign-off for the projects"
+    bullets = state.summaries["day.txt"].splitlines()[1:]
+    notes = state.notes["day.txt"]
+    assert bullets == [f"- {n['point']} [{n['id']}]" for n in notes]       # the notes, each linked
 
 
 def test_notes_cancel_then_resume_equals_an_uninterrupted_run():
@@ -174,3 +206,21 @@ def test_a_reply_in_the_wrong_language_is_a_failed_round():
     flagged = [e for e in events if isinstance(e, CollapseDetected)]
     assert flagged and all("wrong_language" in e.flags for e in flagged)
     assert all("repaired" in r.flags for r in _records(events) if r.attempts == 2)
+
+
+def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
+    from precis.engine.planning.run_plan import build_plan
+    from precis.engine.prompts.layout import RoundLayout
+    from precis.engine.prompts.presets import load_preset
+    rt = FakeRuntime()
+    text = conversation_day(sessions=6, noise_sessions=())
+    layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
+    rolling = build_plan(rt, layout, 2048, [("day.txt", text, ())], strategy="rolling").estimate
+    notes_plan = build_plan(rt, layout, 2048, [("day.txt", text, ())], strategy="notes")
+    notes = notes_plan.estimate
+    assert notes.evaluated_tokens < rolling.evaluated_tokens / 3        # it reads chosen sentences, not parts
+    state, options = start(rt, notes_plan, RunOptions(strategy="notes"))
+    records = _records(run_all(rt, notes_plan, state, options))
+    evaluated = sum(r.prompt_evaluated for r in records)
+    generated = sum(r.generated_tokens for r in records)
+    assert 0.5 < notes.evaluated_tokens / evaluated < 2 and 0.3 < notes.generated_tokens / generated < 3

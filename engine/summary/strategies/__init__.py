@@ -2,7 +2,8 @@
 
 rolling (the seed's Loop: the previous summary + the next chunk -> the updated summary, rules
 re-injected at the top every round), map-reduce (chunk summaries merged level by level, bounded
-depth), stuff (the whole document in one call, when it fits).
+depth), stuff (the whole document in one call, when it fits), notes (evidence-linked notes: code
+chooses each part's sentences, the model rewords them, headings group them).
 """
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("map-reduce", "Map-reduce (each part alone, then merged level by level)", run_map_reduce,
              lambda doc: 2 * len(doc.chunks) - 1),
     Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc: 1),
-    Strategy("notes", "Evidence-linked notes (each part's facts with verified quotes, then one writing pass)",
-             run_notes, lambda doc: len(doc.chunks) + max(1, len(doc.chunks) // 2)),
+    Strategy("notes", "Evidence-linked notes (each part's key sentences in the model's words, each linked to its "
+             "quote, under headings)", run_notes, lambda doc: len(doc.chunks) + max(1, len(doc.chunks) // 2)),
 )}
 STRATEGY_NAMES = tuple(STRATEGIES)
 

@@ -1,0 +1,62 @@
+"""How long a summary should be, and what the notes strategy's calls cost: decided before the run.
+
+The summary's length follows the document's: about WORDS_PER_1K_TOKENS words per 1,000 document tokens,
+within bounds (measured against the plain refine loop's summaries in docs/quality.md). The notes strategy
+spends that length on the sentences it chooses: CHARS_PER_WORD characters of sentence per word.
+"""
+from __future__ import annotations
+
+WORDS_PER_1K_TOKENS = 45
+MIN_WORDS, MAX_WORDS = 120, 700
+CHARS_PER_WORD = 6
+
+
+def summary_words_for(document_tokens: int, override: int | None = None) -> int:
+    if override:
+        return override
+    return max(MIN_WORDS, min(MAX_WORDS, round(document_tokens / 1000 * WORDS_PER_1K_TOKENS)))
+
+
+def notes_chars_for(document_tokens: int, override_words: int | None = None) -> int:
+    """Characters of chosen sentences the notes strategy takes from the whole document."""
+    return summary_words_for(document_tokens, override_words) * CHARS_PER_WORD
+
+
+# What one notes run's calls cost, measured with Qwen2.5-Coder-1.5B on two development meetings
+# (bench/results/quality-salient.json): the rewording prompt's fixed part (rules and the worked example),
+# a sentence's tokens per character of it, the tokens a note takes, and a heading call.
+REWORD_PROMPT_TOKENS = 225
+SENTENCE_CHARS = 100               # a chosen sentence, on average
+TOKENS_PER_SENTENCE_CHAR = 0.27
+TOKENS_PER_REWORDED_NOTE = 18
+HEADING_PROMPT_TOKENS = 120
+HEADING_TOKENS_PER_NOTE = 16
+HEADING_GENERATED_TOKENS = 12
+NOTES_PER_SECTION = 8
+KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
+
+
+def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
+                      override_words: int | None = None) -> tuple[int, int, int]:
+    """(prompt tokens sent, of which evaluated, generated) for one document's notes run."""
+    total_chars = notes_chars_for(document_tokens, override_words)
+    all_tokens = max(1, sum(chunk_tokens))
+    sent = evaluated = generated = notes = 0
+    for tokens in chunk_tokens:
+        share = total_chars * tokens / all_tokens
+        sentences = max(1, min(8, round(share / SENTENCE_CHARS)))
+        body = int(share * TOKENS_PER_SENTENCE_CHAR) + 8 * sentences
+        sent += REWORD_PROMPT_TOKENS + body
+        evaluated += body + (REWORD_PROMPT_TOKENS if first else 0)
+        first = False
+        generated += TOKENS_PER_REWORDED_NOTE * sentences
+        refused = (1 - KEPT_SHARE) * sentences            # the second, greedy call for the refused ones
+        retry_body = int(refused * (SENTENCE_CHARS * TOKENS_PER_SENTENCE_CHAR + 8))
+        sent += REWORD_PROMPT_TOKENS + retry_body
+        evaluated += retry_body
+        generated += int(TOKENS_PER_REWORDED_NOTE * refused)
+        notes += sentences
+    kept = max(1, round(notes * KEPT_SHARE))
+    sections = -(-kept // NOTES_PER_SECTION)
+    heading_prompt = sections * HEADING_PROMPT_TOKENS + kept * HEADING_TOKENS_PER_NOTE
+    return sent + heading_prompt, evaluated + heading_prompt, generated + sections * HEADING_GENERATED_TOKENS

@@ -1,0 +1,67 @@
+"""Choosing a part's sentences by what they add (engine.summary.salience): no model involved."""
+from __future__ import annotations
+
+from precis.engine.summary.salience import DocumentWeights, select_sentences, sentences_of, units_of
+
+MEETING = """Project Manager: Um so today we look at the remote control prototype and the budget.
+Marketing: Yeah.
+Industrial Designer: The prototype uses a titanium case and a rubber jog wheel for the remote control.
+Marketing: I think the titanium case is too expensive for the budget, we should use plastic instead.
+User Interface: The LCD screen shows the channel list and the remote control has two push buttons.
+Industrial Designer: Okay.
+Project Manager: The budget is 12.50 euros per remote control and the titanium case costs 4.20 euros.
+Marketing: The LCD screen and the jog wheel make the remote control look modern and fancy.
+"""
+
+
+def test_sentences_carry_their_speaker_and_skip_fillers_and_banners():
+    text = "=== Session 1 · 2026-11-27 11:00 · topic 1 ===\n" + MEETING
+    found = sentences_of(text)
+    assert all("Session 1" not in s.text for s in found)                  # a banner is structure
+    assert all(s.text != "Marketing: Yeah." for s in found)                # a filler says nothing
+    first = found[0]
+    assert first.speaker == "Project Manager" and first.shown().startswith("Project Manager: Um so today")
+    assert text[first.start:first.start + len(first.text)] == first.text
+
+
+def test_the_sentence_that_adds_the_most_new_weight_is_chosen_first_and_the_budget_holds():
+    weights = DocumentWeights(MEETING)
+    covered: set[str] = set()
+    one = select_sentences(MEETING, weights, covered, budget_chars=10, max_sentences=5)
+    assert len(one) == 1                                  # the first always fits, nothing after it does
+    assert covered == set(one[0].units)
+    two = select_sentences(MEETING, weights, covered, budget_chars=400, max_sentences=5)
+    assert one[0] not in two                              # what is covered adds nothing the second time
+    assert sum(s.reading_chars for s in two) <= 400
+    assert [s.start for s in two] == sorted(s.start for s in two)          # in the part's order
+
+
+def test_numbers_are_facts_even_when_said_once_and_a_part_with_nothing_new_still_gives_a_sentence():
+    assert "#12.50" in units_of("The budget is 12.50 euros") and "#3" not in units_of("point 3 of the plan")
+    weights = DocumentWeights(MEETING)
+    covered: set[str] = set()
+    chosen = select_sentences(MEETING, weights, covered, budget_chars=2000, max_sentences=10)
+    assert any("12.50" in s.text for s in chosen)
+    again = select_sentences(MEETING, weights, covered, budget_chars=2000, max_sentences=10)
+    assert len(again) == 1                                # no part is lost, even when it says nothing new
+
+
+def test_japanese_is_weighed_by_character_bigrams():
+    text = "予算は千二百万円で、田中さんが来週までに承認します。\n会議は金曜日に延期されました、予算の承認は田中さんです。\n"
+    units = units_of("予算は千二百万円で、田中さんが来週までに承認します。")
+    assert "予算" in units and "承認" in units
+    chosen = select_sentences(text, DocumentWeights(text), set(), budget_chars=200, max_sentences=3)
+    assert chosen and all(s.units for s in chosen)
+
+
+def test_what_a_tool_wrote_is_never_chosen():
+    log = ("Fix the green line when Simulcast is received with SDL on Jetson boards.\n"
+           "src/rtc/screen_video_capturer.cpp | 2 +-\n"
+           "2 files changed, 12 insertions(+), 17 deletions(-)\n"
+           "update-type: version-update:semver-minor\n"
+           "  - dependency-name: actions/create-release\n"
+           "build/{windows => windows_x86_64}/install_deps.ps1 | 0\n"
+           "Signed-off-by: dependabot[bot] <support@github.com>\n"
+           "- [Commits](https://github.com/actions/upload-release-asset/compare/v1.0.1...v1.0.2)\n")
+    assert [s.text for s in sentences_of(log)] == \
+        ["Fix the green line when Simulcast is received with SDL on Jetson boards."]
