@@ -4,6 +4,9 @@ from __future__ import annotations
 import re
 
 from precis.engine.events import CollapseDetected, RoundFinished, RoundRepaired, RunFinished
+from precis.engine.planning.run_plan import build_plan
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import load_preset
 from precis.engine.runs.outputs import summary_markdown
 from precis.engine.runs.report import build_ledgers, build_report, static_prefix_tokens
 from precis.engine.runs.run import RunOptions, run_summary
@@ -209,9 +212,6 @@ def test_a_reply_in_the_wrong_language_is_a_failed_round():
 
 
 def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
-    from precis.engine.planning.run_plan import build_plan
-    from precis.engine.prompts.layout import RoundLayout
-    from precis.engine.prompts.presets import load_preset
     rt = FakeRuntime()
     text = conversation_day(sessions=6, noise_sessions=())
     layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
