@@ -32,19 +32,19 @@ TOKENS_PER_REWORDED_NOTE = 18
 HEADING_PROMPT_TOKENS = 120
 HEADING_TOKENS_PER_NOTE = 16
 HEADING_GENERATED_TOKENS = 12
-NOTES_PER_SECTION = 8
+NOTES_PER_SECTION = 8              # notes under one heading: a heading can still name what they share
+MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
 KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
 
 
-def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
-                      override_words: int | None = None) -> tuple[int, int, int]:
+def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True) -> tuple[int, int, int]:
     """(prompt tokens sent, of which evaluated, generated) for one document's notes run."""
-    total_chars = notes_chars_for(document_tokens, override_words)
+    total_chars = notes_chars_for(document_tokens)
     all_tokens = max(1, sum(chunk_tokens))
     sent = evaluated = generated = notes = 0
     for tokens in chunk_tokens:
         share = total_chars * tokens / all_tokens
-        sentences = max(1, min(8, round(share / SENTENCE_CHARS)))
+        sentences = max(1, min(MAX_SENTENCES_PER_PART, round(share / SENTENCE_CHARS)))
         body = int(share * TOKENS_PER_SENTENCE_CHAR) + 8 * sentences
         sent += REWORD_PROMPT_TOKENS + body
         evaluated += body + (REWORD_PROMPT_TOKENS if first else 0)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from rapidfuzz import fuzz
 
 from precis.engine.events import CollapseDetected, RoundStarted
+from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.notes import NotesLayout, notes_grammar, parse_note_lines, parse_reworded, reword_grammar
 from precis.engine.summary.evidence import (
     STOPWORDS,
@@ -32,14 +33,13 @@ from precis.engine.summary.evidence import (
     point_supported,
 )
 from precis.engine.summary.language import wrong_language
-from precis.engine.summary.noise import substantive_text
 from precis.engine.summary.salience import (
-    FILLER_ONLY,
-    SENTENCE,
+    NUMBER_MARK,
     SPEAKER_PREFIX,
     DocumentWeights,
     clean_utterance,
     select_sentences,
+    sentences_of,
     units_of,
 )
 
@@ -50,7 +50,6 @@ MIN_POINT_WORDS = 3              # a point with fewer content words (speaker lab
 COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
 EXTRACT_SENTENCES = 4            # sentences taken verbatim from a part when no note verifies
-MIN_EXTRACT_WORDS = 5            # content words a sentence needs to be worth taking
 _DECISION = re.compile(r"\b(decid|agree|will|should|must|plan|because|need|want|chose|choose|approve|reject|"
                        r"deadline|by (?:monday|tuesday|wednesday|thursday|friday|next))|決定|予定|合意|方針|必要|ため",
                        re.I)
@@ -124,18 +123,12 @@ def extract_sentences(part: str, part_offset: int, document: str, part_index: in
                       lines: LineIndex, earlier: list[Note], k: int = EXTRACT_SENTENCES) -> list[Note]:
     """The part's most informative sentences, verbatim (no model): numbers, dates, names, decisions.
     Whole sentences, so a fact keeps its label ("the budget of EUR 1,200"), never a bare number."""
-    substantive = substantive_text(part)
     candidates = []
-    for m in SENTENCE.finditer(part):
-        sentence = m.group(0).strip()
-        if len(sentence) < 30 or FILLER_ONLY.match(sentence) or sentence not in substantive:
-            continue
-        words = content_words(SPEAKER_PREFIX.sub("", sentence)) or cjk_bigrams(sentence)
-        if len(words) < MIN_EXTRACT_WORDS:
-            continue          # "What else can we need?": a sentence with little in it informs no one
-        score = (len(words) / 6 + 1.5 * bool(re.search(r"\d", sentence)) + bool(_DECISION.search(sentence))
-                 - 0.5 * sentence.rstrip().endswith("?"))
-        candidates.append((score, m.start() + (len(m.group(0)) - len(m.group(0).lstrip())), sentence))
+    for sentence in sentences_of(part):      # substantive, no fillers, banners or tool output
+        words = [u for u in sentence.units if not u.startswith(NUMBER_MARK)]
+        score = (len(words) / 6 + 1.5 * bool(re.search(r"\d", sentence.text)) + bool(_DECISION.search(sentence.text))
+                 - 0.5 * sentence.text.rstrip().endswith("?"))
+        candidates.append((score, sentence.start, sentence.text))
     chosen = sorted(sorted(candidates, key=lambda c: -c[0])[:k * 2], key=lambda c: c[1])
     notes: list[Note] = []
     for _score, start, sentence in chosen:
@@ -260,9 +253,6 @@ def invented_names(point: str, part: str) -> list[str]:
             if not re.search(rf"\b{re.escape(w.lower())}\b", lowered)]
 
 
-MAX_SALIENT_SENTENCES = 8        # one rewording call per part: eight short notes at most
-
-
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
                            weights: DocumentWeights, budget_chars: int):
@@ -276,7 +266,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language)
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
-    cap_sentences = max(1, min(MAX_SALIENT_SENTENCES, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
+    cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
     extracts, shown = [], []

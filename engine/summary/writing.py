@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
+from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.prompts.notes import HEADING_CHARS, NotesLayout, heading_grammar
 from precis.engine.summary.evidence import Note, cjk_bigrams, content_words, numbers_held
@@ -25,7 +26,6 @@ from precis.engine.summary.language import wrong_language
 from precis.engine.summary.notes_extraction import first_sentence
 from precis.engine.summary.scaffold import strip_scaffold
 
-SECTION_NOTES = 8                  # notes per section: a heading can still name what they share
 HEADING_TOKENS = 40
 _HEADING = re.compile(r"^\s*##\s+(.+?)\s*$")
 
@@ -46,10 +46,6 @@ class Written:
     lines: list[WrittenLine] = field(default_factory=list)
     results: list = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
-    fallback: bool = False                               # the heading names the parts, not the topic
-
-    def markdown(self) -> str:
-        return "\n".join(line.markdown() for line in self.lines).strip()
 
 
 def notes_as_lines(notes: list[Note]) -> list[WrittenLine]:
@@ -102,7 +98,6 @@ def write_group(ctx, index: int, notes: list[Note], section: str, total: int):
     heading, problems = heading_problems(result.reply, notes, ctx.layout.language)
     if problems:
         written.flags += ["heading_" + p for p in problems]
-        written.fallback = True
         heading = parts_heading(notes)[3:]
         yield CollapseDetected(index, problems, 0, len(result.reply), 1,
                                f"the section's heading failed its checks ({', '.join(problems)})")
@@ -112,7 +107,7 @@ def write_group(ctx, index: int, notes: list[Note], section: str, total: int):
 
 
 def writing_groups(ctx, notes: list[Note]) -> list[list[Note]]:
-    """Consecutive notes in sections of near-equal size, at most SECTION_NOTES each (8, 8, 4 would leave a
+    """Consecutive notes in sections of near-equal size, at most NOTES_PER_SECTION each (8, 8, 4 would leave a
     thin last section), as many more as it takes for every section's prompt to fit the context."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language)
     room = ctx.budget.n_ctx - HEADING_TOKENS - ctx.budget.margin
@@ -120,7 +115,7 @@ def writing_groups(ctx, notes: list[Note]) -> list[list[Note]]:
     def fits(group: list[Note]) -> bool:
         return ctx.renderer.count(ctx.renderer.render(layout.heading_messages(
             [(n.id, n.point) for n in group], "part 99 to 99", WORST_REMINDER))) <= room
-    for count in range(-(-len(notes) // SECTION_NOTES), len(notes) + 1):
+    for count in range(-(-len(notes) // NOTES_PER_SECTION), len(notes) + 1):
         groups = balanced_groups(notes, count)
         if all(len(g) == 1 or fits(g) for g in groups):
             return groups

@@ -170,7 +170,8 @@ def test_notes_cancel_then_resume_equals_an_uninterrupted_run():
     assert [e for e in resumed if isinstance(e, RunFinished)][-1].summaries == expected
 
 
-def test_a_rolling_round_that_fails_twice_folds_in_the_parts_verified_notes():
+def _rolling_run_whose_third_round_collapses(notes_reply: str | None = None):
+    """A rolling run whose third round fails twice; its notes call answers ``notes_reply`` if given."""
     rounds = {"n": 0}
 
     def collapses_at_3(call):
@@ -178,11 +179,17 @@ def test_a_rolling_round_that_fails_twice_folds_in_the_parts_verified_notes():
             rounds["n"] += 1
         if call.kind == "round" and rounds["n"] == 3:
             return "The summary remains unchanged."
+        if call.kind == "notes" and notes_reply is not None:
+            return notes_reply
         return diligent(call)
     rt = FakeRuntime(script=collapses_at_3)
     plan = make_plan(rt, conversation_day(noise_sessions=()))
     state, options = start(rt, plan)
-    events = run_all(rt, plan, state, options)
+    return rt, plan, state, run_all(rt, plan, state, options)
+
+
+def test_a_rolling_round_that_fails_twice_folds_in_the_parts_verified_notes():
+    rt, plan, state, events = _rolling_run_whose_third_round_collapses()
     record = _records(events)[2]
     assert "notes_fallback" in record.flags and record.attempts == 3      # two rounds, then one notes call
     assert record.summary.startswith(record.summary_in)                   # nothing accumulated is lost
@@ -224,3 +231,15 @@ def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
     evaluated = sum(r.prompt_evaluated for r in records)
     generated = sum(r.generated_tokens for r in records)
     assert 0.5 < notes.evaluated_tokens / evaluated < 2 and 0.3 < notes.generated_tokens / generated < 3
+
+
+def test_a_failed_rolling_round_whose_notes_invent_quotes_folds_in_its_key_sentences_instead():
+    rt, plan, state, events = _rolling_run_whose_third_round_collapses(
+        '- The team agreed to move to Mars || "we will all move to Mars next spring"\n')
+    record = _records(events)[2]
+    repaired = [e for e in events if isinstance(e, RoundRepaired) and e.index == 2]
+    assert [e.how for e in repaired] == ["extracted"]                  # the invented note did not verify
+    assert "Mars" not in record.summary and "Mars" not in state.summaries["day.txt"]
+    part = plan.documents[0].text[plan.documents[0].chunks[2].sent_start_char:plan.documents[0].chunks[2].end_char]
+    kept = [n for n in state.notes["day.txt"] if n["part"] == 2]
+    assert kept and all(n["quote"] in part and n["origin"] in ("extract", "reworded") for n in kept)
