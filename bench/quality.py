@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                     summary, stats = run_plain(shared, model, doc, args.n_ctx)
                 else:
                     summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens)
-                scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"])
+                scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"],
+                               doc["lang"] == "ja")
                 results["runs"].append({"doc": doc_id, "kind": doc["kind"], "lang": doc["lang"], "strategy": strategy,
                                         **stats, **scores, "summary": summary})
                 print(f"[quality]   {json.dumps({k: scores[k] for k in ('chars', 'fact_recall', 'coverage')})} "

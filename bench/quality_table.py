@@ -41,8 +41,8 @@ def goals(results: dict) -> list[str]:
                     and by[(d, "notes")]["kind"] == "meeting_transcript" and by[(d, "notes")]["lang"] == "en"]
         for d in meetings:
             n, p = by[(d, "notes")], by[(d, "plain")]
-            lines.append(f"- {d}: fact recall {n['fact_recall']:.2f} vs plain {p['fact_recall']:.2f} "
-                         f"({n['fact_recall'] - p['fact_recall']:+.2f}; goal +0.10), length {n['chars']:,} vs "
+            lines.append(f"- {d}: fact recall {n['fact_recall']:.3f} vs plain {p['fact_recall']:.3f} "
+                         f"({n['fact_recall'] - p['fact_recall']:+.3f}; goal +0.10), length {n['chars']:,} vs "
                          f"{p['chars']:,} characters (goal: no longer)")
         with_qa = [d for d in docs if by.get((d, "notes")) and by.get((d, "plain"))
                    and by[(d, "notes")]["fact_recall"] is not None]
@@ -88,9 +88,10 @@ def write_table(results: dict, path: Path, source_name: str) -> None:
         "Metrics (bench/quality_metrics.py): fact recall = share of the human question/answer pairs' content "
         "words (Japanese: character bigrams) in the summary; R-1/2/L = ROUGE F1 against the best human "
         "reference (characters for Japanese); numbers = share of the references' numbers kept; copied = share "
-        "of summary words in 8+-word runs copied from the source; scaffold = prompt-scaffolding or chatter "
-        "lines; coverage = share of the document's quarters the summary draws from; linked = share of summary "
-        "lines carrying a reference to a verified quote; failed rounds = rounds whose reply failed a check; "
+        "of summary words in 8+-word runs (Japanese: 16+ characters) copied from the source; scaffold = "
+        "prompt-scaffolding or chatter lines; coverage = share of the document's quarters the summary draws "
+        "from; linked = share of summary lines carrying a reference to a verified quote; failed rounds = "
+        "rounds whose reply failed a check; "
         "salvaged = parts that reached the summary as notes or sentences instead of the model's prose. "
         "`plain` is a plain refine loop (12,000-character chunks, LangChain's refine prompts, no guard).",
         "",
