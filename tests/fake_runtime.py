@@ -39,6 +39,9 @@ def diligent(call: FakeCall) -> str:
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
                        for i, s in sentences)
+    if call.kind == "merge_notes":     # the head of each note of the pair, joined: shorter, both said
+        pairs = re.findall(r"^\[(\d+)\] (.+) / (.+)$", call.content, re.M)
+        return "".join(f"[{i}] {' '.join(a.split()[:6])}; {' '.join(b.split()[:4])}\n" for i, a, b in pairs)
     if call.kind == "write":
         notes = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "## Section\n" + "\n".join(f"- {point} [{i}]" for i, point in notes) + "\n"
@@ -150,7 +153,10 @@ def _parse(prompt: str, number: int) -> FakeCall:
     if "\nNotes on this part:" in user:
         return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
     if "\n<sentences>\n" in "\n" + user:
-        return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), "(Say each one" in user,
+        asked_again = "\n(" in user.rsplit("</sentences>", 1)[1]        # the reminder, in any language
+        return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), asked_again, prompt)
+    if "\n<pairs>\n" in "\n" + user:
+        return FakeCall(number, "merge_notes", "", user.rsplit("<pairs>\n", 1)[1].split("\n</pairs>", 1)[0], False,
                         prompt)
     if "\n<notes" in user:
         body = user.split("\n<notes", 1)[1].split(">\n", 1)[1].split("\n</notes>", 1)[0]

@@ -17,9 +17,17 @@ def summary_words_for(document_tokens: int, override: int | None = None) -> int:
     return max(MIN_WORDS, min(MAX_WORDS, round(document_tokens / 1000 * WORDS_PER_1K_TOKENS)))
 
 
-def notes_chars_for(document_tokens: int, override_words: int | None = None) -> int:
-    """Characters of chosen sentences the notes strategy takes from the whole document."""
+def summary_chars_for(document_tokens: int, override_words: int | None = None) -> int:
+    """The summary's length in characters a reader reads (headings and bullets; no references)."""
     return summary_words_for(document_tokens, override_words) * CHARS_PER_WORD
+
+
+def notes_chars_for(document_tokens: int, override_words: int | None = None) -> int:
+    """Characters of chosen sentences the notes strategy takes from the whole document: the summary's
+    length less what its section headings will take (a reader reads those too)."""
+    total = summary_chars_for(document_tokens, override_words)
+    sections = -(-total // (SENTENCE_CHARS * NOTES_PER_SECTION))
+    return max(SENTENCE_CHARS, total - sections * HEADING_READING_CHARS)
 
 
 # What one notes run's calls cost, measured with Qwen2.5-Coder-1.5B on two development meetings
@@ -33,8 +41,12 @@ HEADING_PROMPT_TOKENS = 120
 HEADING_TOKENS_PER_NOTE = 16
 HEADING_GENERATED_TOKENS = 12
 NOTES_PER_SECTION = 8              # notes under one heading: a heading can still name what they share
+HEADING_READING_CHARS = 50         # one section heading as written, "## " included (measured: 40-65)
 MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
 KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
+POINT_READING_CHARS = 75           # a reworded note as read (measured: 60-90 on the development set)
+MERGE_PROMPT_TOKENS = 200          # the compaction call's rules and worked example
+PAIRS_PER_MERGE_CALL = 6
 
 
 def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True) -> tuple[int, int, int]:
@@ -57,6 +69,18 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
         generated += int(TOKENS_PER_REWORDED_NOTE * refused)
         notes += sentences
     kept = max(1, round(notes * KEPT_SHARE))
+    merges = merges_expected(document_tokens, kept)
+    kept -= merges
     sections = -(-kept // NOTES_PER_SECTION)
     heading_prompt = sections * HEADING_PROMPT_TOKENS + kept * HEADING_TOKENS_PER_NOTE
-    return sent + heading_prompt, evaluated + heading_prompt, generated + sections * HEADING_GENERATED_TOKENS
+    merge_prompt = -(-merges // PAIRS_PER_MERGE_CALL) * MERGE_PROMPT_TOKENS + merges * 2 * TOKENS_PER_REWORDED_NOTE
+    return (sent + heading_prompt + merge_prompt, evaluated + heading_prompt + merge_prompt,
+            generated + sections * HEADING_GENERATED_TOKENS + merges * TOKENS_PER_REWORDED_NOTE)
+
+
+def merges_expected(document_tokens: int, notes: int) -> int:
+    """Compaction merges when every part's one note at least outgrows the summary (a long document read
+    in small parts): each merge saves about a third of its two notes."""
+    reading = notes * (POINT_READING_CHARS + 2) + -(-notes // NOTES_PER_SECTION) * HEADING_READING_CHARS
+    excess = reading - summary_chars_for(document_tokens)
+    return min(notes // 2, -(-excess // (2 * POINT_READING_CHARS // 3))) if excess > 0 else 0

@@ -31,6 +31,14 @@ SUMMARY_LABEL = SUMMARY_OPEN    # what a reply must never contain: it would be t
 EMPTY_SUMMARY = "(none yet: this is the first part)"
 
 
+JAPANESE_NAMES = {"japanese", "日本語", "ja", "jp"}
+
+
+def is_japanese(language: str | None) -> bool:
+    """Whether a language asked for (or named by engine.summary.language) is Japanese."""
+    return bool(language) and language.strip().lower() in JAPANESE_NAMES
+
+
 def language_line(language: str | None) -> str:
     if not language:
         return "Write the summary in the same language as the content."

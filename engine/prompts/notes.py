@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from precis.engine.prompts.layout import language_line
+from precis.engine.prompts.layout import is_japanese, language_line
 from precis.engine.prompts.presets import Preset
 
 NOTE_SEPARATOR = " || "
@@ -93,6 +93,27 @@ REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to
                             "before.\n[2] Ben: Then the price stays at 25 euros, we agreed on that last week.")
 REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
                         "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
+# The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
+# Japanese project log's commit messages in English; with this one it answers in Japanese, and more
+# briefly than the message when reminded (measured on the development project log, docs/quality.md).
+REWORD_EXAMPLE_SENTENCES_JA = ("[1] 営業: 納品が間に合わないので、発売は 5 月に延ばしたほうがいいと思います。\n"
+                               "[2] 田中: それなら価格は先週決めたとおり 25 ユーロのままです。")
+REWORD_EXAMPLE_NOTES_JA = ("[1] 営業は納品遅れを理由に発売の 5 月延期を提案\n"
+                           "[2] 田中は価格を先週の合意どおり 25 ユーロに据え置くと確認")
+MERGE_SYSTEM = ("You merge pairs of short notes on a document into one short note each. You only write the "
+                "numbered lines.")
+MERGE_EXAMPLE_PAIRS = ("[1] Marketing proposes moving the launch to May / Marketing says the supplier cannot "
+                       "deliver before May\n[2] Ben wants a rubber case for the remote / Ben prefers rubber because "
+                       "titanium costs too much")
+MERGE_EXAMPLE_NOTES = ("[1] Marketing proposes a May launch as the supplier cannot deliver earlier\n"
+                       "[2] Ben prefers a rubber case, titanium being too expensive")
+MERGE_EXAMPLE_PAIRS_JA = ("[1] 営業は発売の 5 月延期を提案 / 営業によると納品は 5 月まで間に合わない\n"
+                          "[2] 田中はケースをゴムにしたい / 田中はチタンは高すぎるのでゴムがよいと言う")
+MERGE_EXAMPLE_NOTES_JA = ("[1] 納品が間に合わないため営業が発売の 5 月延期を提案\n"
+                          "[2] 田中はチタンが高いのでゴムのケースを希望")
+EXAMPLE_NAMES = ("Marketing", "Ben", "営業", "田中")       # a note naming one the part lacks copied the example
+REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep its names and numbers."
+REWORD_REMINDER_JA = "文をそのまま写さず、より短い別の言葉で（体言止めで）書くこと。名前と数字はそのまま残す。"
 
 
 @dataclass(frozen=True)
@@ -133,8 +154,13 @@ class NotesLayout:
                 {"role": "assistant", "content": NOTES_EXAMPLE_NOTES},
                 {"role": "user", "content": user}]
 
-    def reword_messages(self, sentences: list[str], reminder: str = "") -> list[dict]:
-        """Code chose these sentences from a part; the model says what each one states, briefly."""
+    def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
+        """Code chose these sentences from a part; the model says what each one states, briefly.
+        ``again``: the second ask, for the sentences whose rewording was refused, with a reminder."""
+        japanese = is_japanese(self.language)
+        example, answer = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
+                           else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        reminder = (REWORD_REMINDER_JA if japanese else REWORD_REMINDER) if again else ""
         numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
         rules = "\n".join([
             "[Rules]",
@@ -147,10 +173,30 @@ class NotesLayout:
         ])
         # The example as an earlier exchange, as for the notes: inside the rules it was copied.
         return [{"role": "system", "content": REWORD_SYSTEM},
-                {"role": "user", "content": f"{rules}\n<sentences>\n{REWORD_EXAMPLE_SENTENCES}\n</sentences>\nNotes:"},
-                {"role": "assistant", "content": REWORD_EXAMPLE_NOTES},
+                {"role": "user", "content": f"{rules}\n<sentences>\n{example}\n</sentences>\nNotes:"},
+                {"role": "assistant", "content": answer},
                 {"role": "user", "content": f"<sentences>\n{numbered}\n</sentences>\nNotes ([1] to "
                                             f"[{len(sentences)}]):" + (f"\n({reminder})" if reminder else "")}]
+
+    def merge_messages(self, pairs: list[tuple[str, str]]) -> list[dict]:
+        """Compaction: each pair of related notes said as one short note (engine.summary.compaction)."""
+        japanese = is_japanese(self.language)
+        example, answer = (MERGE_EXAMPLE_PAIRS_JA, MERGE_EXAMPLE_NOTES_JA) if japanese else (MERGE_EXAMPLE_PAIRS,
+                                                                                                MERGE_EXAMPLE_NOTES)
+        numbered = "\n".join(f"[{i}] {a} / {b}" for i, (a, b) in enumerate(pairs, 1))
+        rules = "\n".join([
+            "[Rules]",
+            "Each numbered line holds two notes on one document, separated by ' / '. Say each line's two notes "
+            "as one short note of at most 15 words, in other words than theirs: keep what both say, their names, "
+            "numbers and dates exactly; say a name once; add nothing.",
+            "One line per numbered line, numbered the same.",
+            language_line(self.language).replace("summary", "notes"),
+            "[End of rules]",
+        ])
+        return [{"role": "system", "content": MERGE_SYSTEM},
+                {"role": "user", "content": f"{rules}\n<pairs>\n{example}\n</pairs>\nMerged notes:"},
+                {"role": "assistant", "content": answer},
+                {"role": "user", "content": f"<pairs>\n{numbered}\n</pairs>\nMerged notes ([1] to [{len(pairs)}]):"}]
 
     def heading_messages(self, notes: list[tuple[int, str]], section: str = "", reminder: str = "") -> list[dict]:
         """A heading for a run of consecutive notes: what they are about, in a few words."""
@@ -158,8 +204,8 @@ class NotesLayout:
         user = "\n".join([
             "[Rules]",
             "The numbered notes below were taken, in order, from one stretch of a document.",
-            "Write one '## ' heading of at most 8 words naming what these notes are about (the topic, the "
-            "decision or the event they share). Use the notes' own words; no question, no comment.",
+            f"Write one '## ' heading of at most {HEADING_WORDS} words naming what these notes are about (the "
+            "topic, the decision or the event they share). Use the notes' own words; no question, no comment.",
             language_line(self.language).replace("summary", "heading"),
             "[End of rules]",
             f"<notes{' ' + section if section else ''}>\n{numbered}\n</notes>",
@@ -169,10 +215,13 @@ class NotesLayout:
 
 
 HEADING_CHARS = (3, 80)
+HEADING_WORDS = 6              # asked for; the 1.5B model often writes 10-12 (the grammar's bound cuts them)
 
 
 def heading_grammar() -> str:
-    """GBNF of one heading line: bounded, no brackets, markup or line breaks inside."""
+    """GBNF of one heading line: bounded, no brackets, markup or line breaks inside. Bounded in characters,
+    not words: with words bounded, the model glued the words it had left ("Operating MarginImprovement");
+    a heading cut at the bound loses its cut word (writing.heading_problems)."""
     lo, hi = HEADING_CHARS
     return "\n".join([
         'root ::= "## " hchar{%d,%d} "\\n"' % (lo, hi),

@@ -3,6 +3,7 @@ or a preset .json file of the user's. The rules text is what the user sees and m
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources as importlib_resources
 from pathlib import Path
@@ -10,6 +11,15 @@ from pathlib import Path
 from precis.engine.errors import BadInput
 
 DEFAULT_PRESET = "conversation-archive"
+
+
+@dataclass(frozen=True)
+class NoteLayer:
+    """One layer of a topic in the summary's shape ("Decisions and judgements"): the notes whose words hold
+    its cue (a regular expression; None: the layer that takes the notes no other layer's cue holds)."""
+    label: str
+    label_ja: str = ""
+    cue: re.Pattern | None = None
 
 
 @dataclass(frozen=True)
@@ -23,6 +33,12 @@ class Preset:
     skip_noise: bool = False   # chunks that are only logs/tool calls keep the summary without a model call
     notes_focus: str = "the main events, claims and facts, with the names, numbers and dates attached to them"
     summary_shape: str = "A few '## ' sections in the document's order, each with bullets."
+    # The shape as code applies it to the notes strategy's sections (engine.summary.summary_shape)
+    note_layers: tuple[NoteLayer, ...] = ()
+    task_label: str = ""           # "Action": a note that assigns a task is said as "- Action: ..."
+    task_label_ja: str = ""
+    task_section: str = ""         # "TODO": the notes that assign tasks close the summary in this section
+    task_section_ja: str = ""
 
 
 def _preset_dir():
@@ -52,8 +68,15 @@ def _parse(text: str, source: str) -> Preset:
                       system=data["system"], rules="\n".join(data["rules"]),
                       content_label=data.get("content_label", "New content for this round"),
                       skip_noise=bool(data.get("skip_noise", False)),
-                      **{k: str(data[k]) for k in ("notes_focus", "summary_shape") if data.get(k)})
-    except (ValueError, KeyError, TypeError) as exc:
+                      note_layers=tuple(_layer(layer) for layer in data.get("note_layers", ())),
+                      **{k: str(data[k]) for k in ("notes_focus", "summary_shape", "task_label", "task_label_ja",
+                                                   "task_section", "task_section_ja") if data.get(k)})
+    except (ValueError, KeyError, TypeError, re.error) as exc:
         raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
+
+
+def _layer(data: dict) -> NoteLayer:
+    cue = data.get("cue")
+    return NoteLayer(str(data["label"]), str(data.get("label_ja", "")), re.compile(cue, re.I) if cue else None)
 
 

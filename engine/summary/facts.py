@@ -99,6 +99,11 @@ class FactLedger:
         return [asdict(f) for f in self.facts]
 
 
+def is_task(text: str) -> bool:
+    """Whether ``text`` assigns or records a task ("Mika will send the notice by Monday", 宿題)."""
+    return bool(_TODO.search(text))
+
+
 def extract_facts(text: str) -> list[Fact]:
     facts: list[Fact] = []
     for m in _DATE.finditer(text):

@@ -4,10 +4,13 @@ English. Scripts, not full language identification: Japanese (kana/kanji) agains
 the product meets and what can be told apart reliably in a few hundred characters."""
 from __future__ import annotations
 
-JAPANESE_NAMES = {"japanese", "日本語", "ja", "jp"}
+from precis.engine.prompts.layout import is_japanese
+
 LATIN_NAMES = {"english", "en", "french", "german", "spanish", "italian", "portuguese", "dutch", "français",
                "deutsch", "español"}
-MIN_LETTERS = 40           # below this a reply is too short to judge
+MIN_LETTERS = 40           # below this a reply is judged only when its script is plain
+MIN_SHORT_LATIN = 8        # a short reply with this many Latin letters and no kana/kanji is Latin text
+MIN_SHORT_CJK = 2
 
 
 def script_of(text: str) -> str:
@@ -20,15 +23,26 @@ def script_of(text: str) -> str:
             elif ch.isascii() or "\u00c0" <= ch <= "\u024f":
                 latin += 1
     if cjk + latin < MIN_LETTERS and not (cjk >= 15):
-        return ""
+        # A note or a heading is short, and the 1.5B model answered Japanese sentences in English ones
+        # ("The SDL usage for Windows was corrected to H.264"): judged when its script is plain.
+        if cjk >= MIN_SHORT_CJK and cjk >= 0.2 * (cjk + latin):
+            return "cjk"
+        return "latin" if cjk == 0 and latin >= MIN_SHORT_LATIN else ""
     # Japanese prose carries Latin names and numbers; 20% kana/kanji already means Japanese.
     return "cjk" if cjk >= 0.2 * (cjk + latin) else "latin"
+
+
+def named_language(text: str) -> str | None:
+    """The language to name in a prompt for a document in this script: "Japanese", or None (Latin text:
+    "the same language as the content", Precis cannot tell English from French by script). Asked for
+    "the same language as the content", the 1.5B model reworded Japanese commit messages in English."""
+    return "Japanese" if script_of(text) == "cjk" else None
 
 
 def expected_script(requested_language: str | None, source: str) -> str:
     if requested_language:
         name = requested_language.strip().lower()
-        if name in JAPANESE_NAMES:
+        if is_japanese(name):
             return "cjk"
         if name in LATIN_NAMES:
             return "latin"

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from precis.engine.summary.evidence import cjk_bigrams, content_words
+from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
 
 SENTENCE = re.compile(r"(?:[^.!?。！？\n]|\.(?=\w)){10,400}[.!?。！？]?")   # "12.50" does not end one
@@ -77,6 +78,7 @@ class Sentence:
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•・]|\d{1,2}[.)])\s+")
 
 
 _MACHINE_TEXT = re.compile(
@@ -110,11 +112,12 @@ def sentences_of(text: str) -> list[Sentence]:
     substantive = substantive_text(text)
     found = []
     for m in SENTENCE.finditer(text):
-        sentence = m.group(0).strip()
+        marker = _LIST_MARKER.match(m.group(0))                # a list item's "- " is not the sentence's
+        sentence = m.group(0)[marker.end() if marker else 0:].strip()
         if len(sentence) < _min_chars(sentence) or FILLER_ONLY.match(sentence) or sentence not in substantive \
                 or _is_heading(sentence) or is_machine_text(sentence):
             continue
-        start = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+        start = m.start() + m.group(0).index(sentence)
         line = text[text.rfind("\n", 0, start) + 1:]
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
@@ -165,3 +168,9 @@ def select_sentences(part: str, weights: DocumentWeights, covered: set[str], bud
         used += best.reading_chars
         covered |= best.units
     return sorted(chosen, key=lambda s: s.start)
+
+
+def prose_language(text: str) -> str | None:
+    """The language to ask for, named from the text's sentences, not all its characters: a Japanese git
+    log is mostly Latin hashes, authors and file paths ("Japanese", or None: see language.named_language)."""
+    return named_language(" ".join(s.text for s in sentences_of(text)))

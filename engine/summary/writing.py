@@ -2,9 +2,12 @@
 
 Each section is a run of a few consecutive notes; the model names what they are about in one short,
 grammar-held heading (a short, local task), and the notes' own points are the section's bullets, each
-citing its note. The summary therefore says only what a verified quote shows, in the model's own words
-(every point is a checked rewording of its quote, or, in a part where no rewording passed, the sentence
-cleaned of fillers and marked "taken verbatim"), and every part that gave notes is in it.
+citing its note, put in the preset's shape by code (engine.summary.summary_shape: the conversation
+archive's layers, the minutes' "Action:" lines, a project log's added / changed / fixed). The summary
+therefore says only what a verified quote shows, in the model's own words (every point is a checked
+rewording of its quote, a checked merge of two (engine.summary.compaction), or, in a part where no
+rewording passed, the sentence cleaned of fillers and marked "taken verbatim"), and every part that
+gave notes is in it.
 
 Why not prose merged from the notes: measured on the development meetings and story (docs/quality.md,
 "Code chooses, the model rewords"), the 1.5B model's merged bullets kept less than the notes they
@@ -21,10 +24,12 @@ from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.prompts.notes import HEADING_CHARS, NotesLayout, heading_grammar
+from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note, cjk_bigrams, content_words, numbers_held
-from precis.engine.summary.language import wrong_language
+from precis.engine.summary.language import is_japanese, wrong_language
 from precis.engine.summary.notes_extraction import first_sentence
 from precis.engine.summary.scaffold import strip_scaffold
+from precis.engine.summary.summary_shape import section_lines, todo_lines
 
 HEADING_TOKENS = 40
 _HEADING = re.compile(r"^\s*##\s+(.+?)\s*$")
@@ -48,13 +53,16 @@ class Written:
     flags: list[str] = field(default_factory=list)
 
 
-def notes_as_lines(notes: list[Note]) -> list[WrittenLine]:
-    """Each note's point as a bullet, linked to its verified quote."""
-    return [WrittenLine(f"- {n.point.strip()}", [n.id]) for n in notes]
+def closing_lines(bullets: list[Bullet], ctx, language: str | None) -> list[WrittenLine]:
+    """What closes the summary in the preset's shape: the conversation archive's TODO section."""
+    return [WrittenLine(line.text, line.notes) for line in todo_lines(bullets, ctx.layout.preset, language)]
 
 
-def parts_heading(notes: list[Note]) -> str:
-    first, last = notes[0].part + 1, notes[-1].part + 1
+def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
+    """The parts a section covers, as its heading, in the summary's language."""
+    first, last = bullets[0].part + 1, bullets[-1].last_part + 1
+    if is_japanese(language):
+        return f"## パート {first}" if first == last else f"## パート {first}〜{last}"
     return f"## Part {first}" if first == last else f"## Parts {first} to {last}"
 
 
@@ -67,13 +75,15 @@ def _cjk(text: str) -> bool:
     return any(ord(c) > 0x3000 for c in text)
 
 
-def heading_problems(reply: str, notes: list[Note], language: str | None) -> tuple[str, list[str]]:
+def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str | None) -> tuple[str, list[str]]:
     """The heading in ``reply`` and what is wrong with it (nothing: [])."""
     text, scaffold = strip_scaffold(reply)
     match = next((m for m in map(_HEADING.match, text.splitlines()) if m), None)
     if match is None:
         return "", ["no_heading"] + (["scaffold"] if scaffold else [])
     heading = first_sentence(match.group(1)).strip(" #*:.")     # "... Analysis. This topic," runs on
+    if len(match.group(1)) >= HEADING_CHARS[1] and " " in heading:
+        heading = heading.rsplit(" ", 1)[0].rstrip(" ,;:-")    # cut by the grammar's bound: "... Industrial Envi"
     source = " ".join(n.point + " " + n.quote for n in notes)
     problems = []
     if not HEADING_CHARS[0] <= len(heading) <= HEADING_CHARS[1]:
@@ -87,32 +97,35 @@ def heading_problems(reply: str, notes: list[Note], language: str | None) -> tup
     return heading, problems
 
 
-def write_group(ctx, index: int, notes: list[Note], section: str, total: int):
-    """Generator for one section: its heading (one call, greedy), then its notes; returns Written."""
-    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language)
+def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, language: str | None = None):
+    """Generator for one section: its heading (one call, greedy), then its notes; returns Written.
+    ``language``: the heading's (the one asked for, else the document's when Precis can name it)."""
+    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     written = Written()
     yield RoundStarted(index, "write", -1, total, 0, sum(len(n.point) for n in notes), "", "", 1)
     result = yield from ctx.call(index, layout.heading_messages([(n.id, n.point) for n in notes], section),
                                  HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
     written.results.append(result)
-    heading, problems = heading_problems(result.reply, notes, ctx.layout.language)
+    heading, problems = heading_problems(result.reply, notes, layout.language)
     if problems:
         written.flags += ["heading_" + p for p in problems]
-        heading = parts_heading(notes)[3:]
+        heading = parts_heading(notes, layout.language)[3:]
         yield CollapseDetected(index, problems, 0, len(result.reply), 1,
                                f"the section's heading failed its checks ({', '.join(problems)})")
         yield RoundRepaired(index, "parts_heading", 0, f"the section is headed by the parts it covers: {heading}")
-    written.lines = [WrittenLine(f"## {heading}", [])] + notes_as_lines(notes)
+    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, ctx.layout.preset, layout.language)]
+    # a section whose every note is a task for the closing TODO section keeps no heading of its own
+    written.lines = ([WrittenLine(f"## {heading}", [])] if lines else []) + lines
     return written
 
 
-def writing_groups(ctx, notes: list[Note]) -> list[list[Note]]:
+def writing_groups(ctx, notes: list[Bullet]) -> list[list[Bullet]]:
     """Consecutive notes in sections of near-equal size, at most NOTES_PER_SECTION each (8, 8, 4 would leave a
     thin last section), as many more as it takes for every section's prompt to fit the context."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language)
     room = ctx.budget.n_ctx - HEADING_TOKENS - ctx.budget.margin
 
-    def fits(group: list[Note]) -> bool:
+    def fits(group: list[Bullet]) -> bool:
         return ctx.renderer.count(ctx.renderer.render(layout.heading_messages(
             [(n.id, n.point) for n in group], "part 99 to 99", WORST_REMINDER))) <= room
     for count in range(-(-len(notes) // NOTES_PER_SECTION), len(notes) + 1):

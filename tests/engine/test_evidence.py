@@ -4,9 +4,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from precis.engine.prompts.notes import POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines
+from precis.engine.prompts.notes import HEADING_CHARS, POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines
 from precis.engine.summary.evidence import Note, is_repeat, locate_quote, normalise, point_supported, spelled_numbers
-from precis.engine.summary.language import wrong_language
+from precis.engine.summary.language import named_language, wrong_language
 from precis.engine.summary.notes_extraction import first_sentence, invented_names
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
@@ -76,6 +76,12 @@ def test_a_reply_in_another_script_than_the_document_is_wrong():
     assert wrong_language(english, japanese, None)
     assert not wrong_language(japanese, japanese, None)
     assert wrong_language(japanese, english, "English") and not wrong_language(english, japanese, "English")
+    # a note or a heading is short: judged when its script is plain, left alone when it is mixed
+    commit = "Windows のビルドにアーキテクチャを追加する"
+    assert wrong_language("The Windows build gets an architecture", commit, None)
+    assert wrong_language("SDL Usage for Windows", "x", "Japanese") and not wrong_language("SDL と Windows", "x", "ja")
+    assert not wrong_language("Windows 版", commit, None)                   # too little to tell
+    assert named_language(japanese) == "Japanese" and named_language(english) is None
 
 
 def test_note_lines_parse_and_the_grammar_bounds_every_repetition():
@@ -98,9 +104,18 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
     assert first_sentence("Anna proposes new materials for the case. This is a short note in the same language") == \
         "Anna proposes new materials for the case."
     assert first_sentence("The budget is 12.50 euros per unit") == "The budget is 12.50 euros per unit"
+    assert first_sentence("Copy-Item のパスを修正。 (これも短い言葉で) ただし、この行は") == "Copy-Item のパスを修正。"
+    assert first_sentence("M99 のビルドを修正 (これも短く)") == "M99 のビルドを修正"
+    assert first_sentence("Venus was a morning star. (Venus is the morning star) (The sentence says") == \
+        "Venus was a morning star."
+    assert first_sentence("The budget is EUR 12 (VAT included) per unit") == "The budget is EUR 12 (VAT included) per unit"
+    assert first_sentence("arm64 (aarch64) の設定を追加") == "arm64 (aarch64) の設定を追加"    # an aside of names stays
     part = "Dave: we invest in our brands to build stronger connections with consumers."
     assert invented_names("Ben invests in brands for consumers", part) == ["Ben"]
     assert invented_names("Dave invests in brands. Consumers matter", part) == []   # sentence starts are no names
+    japanese = "営業部の鈴木: 納品は 5 月です。"
+    assert invented_names("田中は納品を 5 月と報告", japanese) == ["田中"]   # the Japanese example's name
+    assert invented_names("営業部の鈴木は納品を 5 月と報告", japanese) == []
 
 
 def test_a_heading_must_rest_on_its_notes_words_and_script():
@@ -111,3 +126,8 @@ def test_a_heading_must_rest_on_its_notes_words_and_script():
     assert "wrong_language" in heading_problems("## Titanium case 蔬菜\n", notes, None)[1]
     assert heading_problems("Here is a heading for you", notes, None)[1] == ["no_heading", "scaffold"]
     assert heading_problems("Titanium case for the remote", notes, None)[1] == ["no_heading"]
+    long = "Titanium case for the remote, with a jog wheel for the remote and a titanium shell for the remote"
+    cut = long[:HEADING_CHARS[1]]                                      # stopped by the grammar mid-word
+    assert cut.endswith("titanium she")
+    heading, problems = heading_problems(f"## {cut}\n", notes, None)
+    assert problems == [] and heading == cut[:-len(" she")]

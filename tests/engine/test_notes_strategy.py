@@ -3,15 +3,18 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.events import CollapseDetected, RoundFinished, RoundRepaired, RunFinished
+from precis.engine.events import CollapseDetected, CompactionDone, RoundFinished, RoundRepaired, RunFinished
 from precis.engine.planning.run_plan import build_plan
 from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.notes import POINT_CHARS
 from precis.engine.prompts.presets import load_preset
 from precis.engine.runs.outputs import summary_markdown
 from precis.engine.runs.report import build_ledgers, build_report, static_prefix_tokens
 from precis.engine.runs.run import RunOptions, run_summary
 from precis.engine.runs.state import load_state
 from precis.engine.runtime.protocol import CancelToken
+from precis.engine.summary.compaction import Bullet, merge_problems
+from precis.engine.summary.evidence import Note
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 
@@ -20,12 +23,22 @@ def _records(events):
     return [e.record for e in events if isinstance(e, RoundFinished)]
 
 
-def _notes_run(script, sessions: int):
+def _notes_run(script, sessions: int, preset: str = "conversation-archive"):
     """A whole notes run over a generated day of ``sessions`` sessions, the fake runtime following ``script``."""
     rt = FakeRuntime(script=script)
-    plan = make_plan(rt, conversation_day(sessions=sessions, noise_sessions=()))
+    plan = make_plan(rt, conversation_day(sessions=sessions, noise_sessions=()), preset=preset)
     state, options = start(rt, plan, RunOptions(strategy="notes"))
     return rt, plan, state, run_all(rt, plan, state, options)
+
+
+def _every_line_says(kind: str, text: str):
+    """A script whose every numbered line of a ``kind`` call says ``text``; other calls as diligent."""
+    def script(call):
+        if call.kind == kind:
+            count = len(re.findall(r"^\[\d+\] ", call.content, re.M))
+            return "".join(f"[{i}] {text}\n" for i in range(1, count + 1))
+        return diligent(call)
+    return script
 
 
 def _report(rt, plan, state):
@@ -47,6 +60,7 @@ def test_every_summary_line_rests_on_a_quote_found_in_the_document():
         assert n["start_line"] == text.count("\n", 0, n["start_char"]) + 1
     lines = [ln for ln in state.summaries["day.txt"].splitlines() if ln.strip() and not ln.startswith("#")]
     assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
+    assert all(ln.startswith(("- Done: ", "- Decisions and judgements: ", "- Reusable patterns: ")) for ln in lines)
     assert {n["part"] for n in notes.values()} == set(range(plan.rounds))     # every part reached the notes
     report = _report(rt, plan, state)
     md = summary_markdown(report, state)
@@ -87,12 +101,8 @@ def test_a_refused_rewording_is_asked_once_more_and_a_good_second_answer_is_kept
 
 
 def test_a_rewording_that_brings_in_a_name_is_refused_and_the_part_still_reaches_the_summary():
-    def name_dropping(call):
-        if call.kind == "reword":
-            count = len(re.findall(r"^\[\d+\] ", call.content, re.M))
-            return "".join(f"[{i}] Ben approved the budget of the project\n" for i in range(1, count + 1))
-        return diligent(call)
-    rt, plan, state, events = _notes_run(name_dropping, sessions=3)
+    rt, plan, state, events = _notes_run(_every_line_says("reword", "Ben approved the budget of the project"),
+                                         sessions=3)
     notes_rounds = [r for r in _records(events) if r.kind == "notes"]
     assert all("extracted" in r.flags and r.notes_unsupported >= 1 for r in notes_rounds)
     kept = state.notes["day.txt"]
@@ -120,7 +130,7 @@ def test_a_heading_call_that_only_chats_is_replaced_by_the_parts_it_covers():
         if call.kind == "write":
             return "Here is the summary you asked for.\nDo you want me to add more details?"
         return diligent(call)
-    rt, plan, state, events = _notes_run(chatty, sessions=3)
+    rt, plan, state, events = _notes_run(chatty, sessions=3, preset="generic")      # a bullet per note
     write = _records(events)[-1]
     assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 1
     assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["parts_heading"]
@@ -144,7 +154,7 @@ def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_sup
         if call.kind == "write":
             return "## Budget sign-off for the projects\n"
         return diligent(call)
-    rt, plan, state, events = _notes_run(naming, sessions=2)
+    rt, plan, state, events = _notes_run(naming, sessions=2, preset="generic")
     assert state.summaries["day.txt"].splitlines()[0] == "## Budget sign-off for the projects"
     bullets = state.summaries["day.txt"].splitlines()[1:]
     notes = state.notes["day.txt"]
@@ -243,3 +253,84 @@ def test_a_failed_rolling_round_whose_notes_invent_quotes_folds_in_its_key_sente
     part = plan.documents[0].text[plan.documents[0].chunks[2].sent_start_char:plan.documents[0].chunks[2].end_char]
     kept = [n for n in state.notes["day.txt"] if n["part"] == 2]
     assert kept and all(n["quote"] in part and n["origin"] in ("extract", "reworded") for n in kept)
+
+
+JAPANESE_STAT = ("\n\n CHANGES.md                                        | 3 +++\n"
+                 " build/ubuntu-18.04_armv8_jetson_nano/arm64.conf   | 4 ++--\n"
+                 " build/ubuntu-18.04_armv8_jetson_xavier/arm64.conf | 4 ++--\n"
+                 " 3 files changed, 7 insertions(+), 4 deletions(-)")
+JAPANESE_LOG = "\n".join(           # mostly Latin characters, as a real git log is: Japanese by its sentences
+    f"commit {commit}\nAuthor: {author}\nDate:   2021-12-29 05:38:27 +0000\n\n{message}{JAPANESE_STAT}"
+    for commit, author, message in [
+        ("1a2b3c4d", "tnoho", "Windows のビルドにアーキテクチャを追加し、x86_64 向けの設定ファイルを分けました。"),
+        ("5e6f7a8b", "voluntas", "- JetPack を 4.6 に上げて、Jetson のハードウェアデコーダーの切り抜きを修正しました。"),
+        ("9c0d1e2f", "torikizi", "FAQ に SDL を Windows で使う方法と、H.264 を使うための設定の説明を追記しました。"),
+    ]) + "\n"
+
+
+def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answers_are_refused():
+    def answers_in_english_first(call):
+        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "reword" and not call.retry:       # what the 1.5B model did with the English example
+            return "".join(f"[{i}] The Windows build and its settings were changed\n" for i in sentences)
+        if call.kind == "reword":                            # asked again: shorter, in Japanese
+            return "".join(f"[{i}] {s.split('、')[0][:14]}を実施（要約）\n" for i, s in sentences.items())
+        if call.kind == "write":
+            return "## Windows build changes\n"
+        return diligent(call)
+    rt = FakeRuntime(script=answers_in_english_first)
+    plan = make_plan(rt, JAPANESE_LOG)
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    first, again = [c for c in rt.calls if c.kind == "reword"][:2]
+    assert "in Japanese" in first.prompt and "納品遅れ" in first.prompt      # named, with the Japanese example
+    assert again.retry and "体言止め" in again.prompt
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "reworded" and not n["point"].startswith("The ") for n in kept)
+    assert all(not n["quote"].startswith("-") for n in kept)           # a list item's marker is not its text
+    summary = state.summaries["day.txt"]
+    assert "Windows build changes" not in summary and summary.startswith("## パート 1")   # the English heading
+    assert any("wrong_language" in e.flags for e in events if isinstance(e, CollapseDetected))
+
+
+def test_notes_that_outgrow_the_summary_are_compacted_into_bullets_that_keep_both_sources():
+    rt = FakeRuntime()
+    plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=30))   # 180 characters
+    events = run_all(rt, plan, state, options)
+    records = _records(events)
+    compactions = [r for r in records if r.kind == "compaction"]
+    assert compactions and "compaction_rejected" not in compactions[0].flags
+    assert [r.kind for r in records].index("compaction") > max(i for i, r in enumerate(records) if r.kind == "notes")
+    done = [e for e in events if isinstance(e, CompactionDone)]
+    assert done and all(e.after_chars < e.before_chars for e in done)
+    lines = _report(rt, plan, state).as_json()["evidence"]["day.txt"]["lines"]
+    cited = [i for line in lines for i in line["notes"]]
+    assert any(len(line["notes"]) >= 2 for line in lines)                  # a merged bullet cites both notes
+    assert sorted(cited) == sorted(n["id"] for n in state.notes["day.txt"])   # and no note's source is lost
+    assert len(lines) < len(cited) + 2
+
+
+def test_a_merge_that_invents_or_drops_a_note_is_refused_and_the_notes_stay_apart():
+    rt = FakeRuntime(script=_every_line_says("merge_notes", "The budget is EUR 99,99"))
+    plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()), preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=30))
+    events = run_all(rt, plan, state, options)
+    compactions = [r for r in _records(events) if r.kind == "compaction"]
+    assert compactions and all("compaction_rejected" in r.flags and r.notes_unsupported >= 1 for r in compactions)
+    asked = [pair for c in rt.calls if c.kind == "merge_notes" for pair in re.findall(r"^\[\d+\] (.+)$", c.content, re.M)]
+    assert len(asked) == len(set(asked))                                    # a refused pair is not asked again
+    lines = _report(rt, plan, state).as_json()["evidence"]["day.txt"]["lines"]
+    assert all(len(line["notes"]) <= 1 for line in lines) and "99,99" not in state.summaries["day.txt"]
+
+
+def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_the_grammar():
+    def bullet(i, point):
+        return Bullet(point, (Note(i, point, point, "d", 0, 0, len(point)),))
+    a = bullet(1, "Mika proposes moving the launch of the remote to May")
+    b = bullet(2, "Mika says the supplier cannot deliver the cases before May")
+    assert merge_problems("Mika proposes a May launch as the supplier cannot deliver the cases earlier", a, b, None) == []
+    assert "not_shorter" in merge_problems(f"{a.point}, {b.point}", a, b, None)
+    assert "truncated" in merge_problems(("Mika proposes a May launch " * 9)[:POINT_CHARS[1]], a, b, None)
+    assert "dropped_note" in merge_problems("Mika proposes moving the launch to May", a, bullet(3, "Orin counts 12 units"), None)
+    assert "invented_name" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)

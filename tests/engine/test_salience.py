@@ -65,3 +65,10 @@ def test_what_a_tool_wrote_is_never_chosen():
            "- [Commits](https://github.com/actions/upload-release-asset/compare/v1.0.1...v1.0.2)\n")
     assert [s.text for s in sentences_of(log)] == \
         ["Fix the green line when Simulcast is received with SDL on Jetson boards."]
+
+
+def test_a_list_items_marker_is_not_part_of_its_sentence():
+    text = "FAQ.md に記載を追加\n- Windows での SDL の利用についての記載を H.264 の記載に修正しました。\n"
+    found = [s for s in sentences_of(text) if "SDL" in s.text]
+    assert found and found[0].text.startswith("Windows での SDL")
+    assert text[found[0].start:found[0].start + len(found[0].text)] == found[0].text

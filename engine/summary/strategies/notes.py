@@ -4,8 +4,11 @@ for each part:  code chooses the sentences that add most to what the notes hold 
                 the model says each in a short note of its own words (one grammar-shaped call), code
                 checks every rewording (numbers, words and names in its sentence, not a copy); the
                 sentence is the note's quote, with its location
-at the end:     the writing pass heads each run of consecutive notes with a few words naming their topic;
-                the notes are the bullets, each linked to its quote (engine.summary.writing)
+at the end:     when the notes outgrow the summary's length (every part gives one at least), related
+                neighbours are merged, each merge checked and citing both (engine.summary.compaction);
+                the writing pass heads each run of consecutive notes with a few words naming their topic;
+                the notes are the bullets, in the preset's shape, each linked to its quote
+                (engine.summary.writing, engine.summary.summary_shape)
 
 The model never rewrites a growing summary and never sees its earlier notes. Why code chooses: the 1.5B
 model's own notes ("point || quote" lines over the whole part) recalled fewer of the human
@@ -16,15 +19,23 @@ rewords"). The curve shows the notes' length after each part.
 """
 from __future__ import annotations
 
-from precis.engine.events import NoiseSkipped, RoundStarted
+from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
-from precis.engine.planning.summary_length import notes_chars_for
+from precis.engine.planning.summary_length import notes_chars_for, summary_chars_for
+from precis.engine.summary.compaction import (
+    MAX_COMPACTION_ROUNDS,
+    Bullet,
+    bullets_of,
+    compact_round,
+    pairs_to_merge,
+    reading_chars,
+)
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex, salient_notes_for_part
-from precis.engine.summary.salience import DocumentWeights
+from precis.engine.summary.salience import DocumentWeights, prose_language
 from precis.engine.summary.strategies.base import RunContext
-from precis.engine.summary.writing import write_group, writing_groups
+from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
 
 def notes_text(notes: list[Note]) -> str:
@@ -36,6 +47,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "notes")}
     lines = LineIndex(doc.text)
     weights = DocumentWeights(doc.text)
+    language = document_language(ctx, doc)
     budget_chars = notes_chars_for(doc.tokens, ctx.summary_words)
     all_tokens = max(1, sum(c.tokens for c in doc.chunks))
     for chunk in doc.chunks:
@@ -53,7 +65,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             continue
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
                                                 total_rounds, _next_id(notes), lines, notes, weights,
-                                                round(budget_chars * chunk.tokens / all_tokens))
+                                                round(budget_chars * chunk.tokens / all_tokens), language)
         notes += got.notes
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
@@ -77,16 +89,20 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         ctx.state.evidence[doc.name] = []
         ctx.state.save()
         return
-    groups = writing_groups(ctx, notes)
+    language = document_language(ctx, doc)
+    bullets = yield from compact_notes(ctx, doc, bullets_of(notes), total_rounds, language)
+    groups = writing_groups(ctx, bullets)
     written_lines = []
-    before = notes_text(notes)
+    before = bullets_text(bullets)
     for g, group in enumerate(groups, 1):
         ctx.check_cancel()
         index = ctx.next_index()
-        section = f"from part {group[0].part + 1}" + (f" to {group[-1].part + 1}" if group[-1].part != group[0].part
-                                                      else "")
-        written = yield from write_group(ctx, index, group, section, total_rounds)
+        section = f"from part {group[0].part + 1}" + (f" to {group[-1].last_part + 1}"
+                                                      if group[-1].last_part != group[0].part else "")
+        written = yield from write_group(ctx, index, group, section, total_rounds, language)
         written_lines += written.lines
+        if g == len(groups):
+            written_lines += closing_lines(bullets, ctx, language)
         text = "\n".join(line.markdown() for line in written_lines)
         record = ctx.record(index, "write", doc.name, None, before, text, written.results,
                             written.flags + ([f"group_{g}_of_{len(groups)}"] if len(groups) > 1 else []))
@@ -94,6 +110,41 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         if g == len(groups):    # complete: a run stopped mid-way writes every group again on resume
             ctx.state.evidence[doc.name] = [{"text": line.text, "notes": line.notes} for line in written_lines]
         yield ctx.finish_round(record, doc.name, text)
+
+
+def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], total_rounds: int,
+                  language: str | None):
+    """Generator; returns the bullets, their related neighbours merged while they outgrow the summary's
+    length (engine.summary.compaction): every part gave at least one note, so a long document read in
+    small parts, or a short summary asked for, can hold more than that length."""
+    budget_chars = summary_chars_for(doc.tokens, ctx.summary_words)
+    tried: set[tuple[int, int]] = set()
+    for _ in range(MAX_COMPACTION_ROUNDS):
+        excess = reading_chars(bullets) - budget_chars
+        if excess <= 0 or not pairs_to_merge(bullets, excess, tried):
+            break
+        ctx.check_cancel()
+        index = ctx.next_index()
+        before = bullets_text(bullets)
+        got = yield from compact_round(ctx, index, bullets, budget_chars, total_rounds, language, tried)
+        after = bullets_text(got.bullets)
+        record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
+                            ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
+        record.notes_kept, record.notes_unsupported = len(got.bullets), got.refused
+        yield CompactionDone(index, len(before), len(after), bool(got.merged))
+        yield ctx.finish_round(record, doc.name, after)
+        bullets = got.bullets
+    return bullets
+
+
+def bullets_text(bullets: list[Bullet]) -> str:
+    return "\n".join(f"- {b.point} [{', '.join(map(str, b.ids))}]" for b in bullets)
+
+
+def document_language(ctx: RunContext, doc: PlannedDocument) -> str | None:
+    """The language the notes and headings are asked in: the one the user asked for, else the document's
+    own, named when Precis can tell it by script (Japanese)."""
+    return ctx.layout.language or prose_language(doc.text)
 
 
 def _next_id(notes: list[Note]) -> int:

@@ -1,0 +1,66 @@
+"""The preset's summary shape, applied by code to each section's bullets: no model call.
+
+The presets describe a shape (resources/presets/*.json): the conversation archive's three layers per topic
+(what was done; decisions and judgements; reusable patterns) and a closing TODO section, the minutes'
+"Action:" lines for the tasks a meeting assigns. A prose merge by the 1.5B model lost facts (writing.py
+says how much), so the notes stay the bullets and code puts them in the shape: a note goes to the first
+layer whose cue words its quote or its point holds (the layer without cues takes the rest), one line per layer
+citing every note in it; a note whose quote assigns a task (the task finder of engine.summary.facts:
+"X will send ...", "by next meeting", 宿題) becomes an "Action:" line, or moves to the TODO section.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from precis.engine.prompts.presets import Preset
+from precis.engine.summary.compaction import Bullet
+from precis.engine.summary.facts import is_task
+from precis.engine.summary.language import is_japanese
+
+LAYER_SEPARATOR = "; "
+
+
+@dataclass
+class ShapedLine:
+    text: str                  # without citation markers
+    notes: list[int]
+
+
+def assigns_task(bullet: Bullet) -> bool:
+    return any(is_task(n.quote) for n in bullet.notes)
+
+
+def _label(label: str, label_ja: str, language: str | None) -> str:
+    return label_ja if label_ja and is_japanese(language) else label
+
+
+def section_lines(bullets: list[Bullet], preset: Preset, language: str | None) -> list[ShapedLine]:
+    """A section's bullets in the preset's shape (tasks for the TODO section left out: see ``todo_lines``)."""
+    kept = [b for b in bullets if not (preset.task_section and assigns_task(b))]
+    if preset.note_layers:
+        rest = next((i for i, layer in enumerate(preset.note_layers) if layer.cue is None),
+                    len(preset.note_layers) - 1)
+        layers: dict[int, list[Bullet]] = {}
+        for b in kept:
+            text = f"{b.point} {b.quote}"
+            at = next((i for i, layer in enumerate(preset.note_layers) if layer.cue and layer.cue.search(text)), rest)
+            layers.setdefault(at, []).append(b)
+        return [ShapedLine(f"- {_label(layer.label, layer.label_ja, language)}: "
+                           + LAYER_SEPARATOR.join(b.point.rstrip(" .。") for b in layers[i]),
+                           [n for b in layers[i] for n in b.ids])
+                for i, layer in enumerate(preset.note_layers) if i in layers]
+    lines = []
+    for b in kept:
+        task = preset.task_label and assigns_task(b)
+        label = f"{_label(preset.task_label, preset.task_label_ja, language)}: " if task else ""
+        lines.append(ShapedLine(f"- {label}{b.point}", b.ids))
+    return lines
+
+
+def todo_lines(bullets: list[Bullet], preset: Preset, language: str | None) -> list[ShapedLine]:
+    """The closing TODO section of a preset that has one: its heading, then the notes that assign tasks."""
+    tasks = [b for b in bullets if preset.task_section and assigns_task(b)]
+    if not tasks:
+        return []
+    heading = _label(preset.task_section, preset.task_section_ja, language)
+    return [ShapedLine(f"## {heading}", [])] + [ShapedLine(f"- {b.point}", b.ids) for b in tasks]
