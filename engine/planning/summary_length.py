@@ -42,6 +42,7 @@ HEADING_TOKENS_PER_NOTE = 16
 HEADING_GENERATED_TOKENS = 12
 NOTES_PER_SECTION = 8              # notes under one heading: a heading can still name what they share
 HEADING_READING_CHARS = 50         # one section heading as written, "## " included (measured: 40-65)
+BULLET_MARK_CHARS = 2              # "- "
 MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
 KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
 POINT_READING_CHARS = 75           # a reworded note as read (measured: 60-90 on the development set)
@@ -78,9 +79,13 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
             generated + sections * HEADING_GENERATED_TOKENS + merges * TOKENS_PER_REWORDED_NOTE)
 
 
+def reading_chars_for(point_chars: int, bullets: int) -> int:
+    """What a notes summary takes to read: its bullets' points, their "- " marks and the section headings."""
+    return point_chars + bullets * BULLET_MARK_CHARS + -(-bullets // NOTES_PER_SECTION) * HEADING_READING_CHARS
+
+
 def merges_expected(document_tokens: int, notes: int) -> int:
     """Compaction merges when every part's one note at least outgrows the summary (a long document read
     in small parts): each merge saves about a third of its two notes."""
-    reading = notes * (POINT_READING_CHARS + 2) + -(-notes // NOTES_PER_SECTION) * HEADING_READING_CHARS
-    excess = reading - summary_chars_for(document_tokens)
+    excess = reading_chars_for(notes * POINT_READING_CHARS, notes) - summary_chars_for(document_tokens)
     return min(notes // 2, -(-excess // (2 * POINT_READING_CHARS // 3))) if excess > 0 else 0

@@ -171,12 +171,8 @@ class NotesLayout:
             language_line(self.language).replace("summary", "notes"),
             "[End of rules]",
         ])
-        # The example as an earlier exchange, as for the notes: inside the rules it was copied.
-        return [{"role": "system", "content": REWORD_SYSTEM},
-                {"role": "user", "content": f"{rules}\n<sentences>\n{example}\n</sentences>\nNotes:"},
-                {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"<sentences>\n{numbered}\n</sentences>\nNotes ([1] to "
-                                            f"[{len(sentences)}]):" + (f"\n({reminder})" if reminder else "")}]
+        return _numbered_exchange(REWORD_SYSTEM, rules, "sentences", "Notes", example, answer, numbered,
+                                  len(sentences), reminder)
 
     def merge_messages(self, pairs: list[tuple[str, str]]) -> list[dict]:
         """Compaction: each pair of related notes said as one short note (engine.summary.compaction)."""
@@ -193,10 +189,8 @@ class NotesLayout:
             language_line(self.language).replace("summary", "notes"),
             "[End of rules]",
         ])
-        return [{"role": "system", "content": MERGE_SYSTEM},
-                {"role": "user", "content": f"{rules}\n<pairs>\n{example}\n</pairs>\nMerged notes:"},
-                {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"<pairs>\n{numbered}\n</pairs>\nMerged notes ([1] to [{len(pairs)}]):"}]
+        return _numbered_exchange(MERGE_SYSTEM, rules, "pairs", "Merged notes", example, answer, numbered,
+                                  len(pairs))
 
     def heading_messages(self, notes: list[tuple[int, str]], section: str = "", reminder: str = "") -> list[dict]:
         """A heading for a run of consecutive notes: what they are about, in a few words."""
@@ -212,6 +206,17 @@ class NotesLayout:
             "Heading:" + (f"\n({reminder})" if reminder else ""),
         ])
         return [{"role": "system", "content": WRITING_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _numbered_exchange(system: str, rules: str, tag: str, label: str, example: str, answer: str, numbered: str,
+                       count: int, reminder: str = "") -> list[dict]:
+    """Rules with a worked example as an earlier exchange (inside the rules it was copied), then the numbered
+    lines to answer "[1]" to "[count]"; the rules and the example stay in the reused prefix."""
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": f"{rules}\n<{tag}>\n{example}\n</{tag}>\n{label}:"},
+            {"role": "assistant", "content": answer},
+            {"role": "user", "content": f"<{tag}>\n{numbered}\n</{tag}>\n{label} ([1] to [{count}]):"
+                                        + (f"\n({reminder})" if reminder else "")}]
 
 
 HEADING_CHARS = (3, 80)

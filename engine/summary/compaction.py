@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from precis.engine.events import RoundStarted
-from precis.engine.planning.summary_length import HEADING_READING_CHARS, NOTES_PER_SECTION, PAIRS_PER_MERGE_CALL
+from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, reading_chars_for
 from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, parse_reworded, reword_grammar
 from precis.engine.summary.evidence import Note, point_supported
 from precis.engine.summary.language import wrong_language
@@ -29,7 +29,6 @@ from precis.engine.summary.salience import units_of
 MAX_COMPACTION_ROUNDS = 3
 MERGED_MAX_SHARE = 0.9          # a merge is at most this share of its two notes' length
 MIN_SHARED_UNITS = 1            # neighbours that share no word are not "related": left apart
-BULLET_MARK_CHARS = 2           # "- "
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,7 @@ def bullets_of(notes: list[Note]) -> list[Bullet]:
 
 def reading_chars(bullets: list[Bullet]) -> int:
     """What the summary will take to read: its bullets and its section headings."""
-    sections = -(-len(bullets) // NOTES_PER_SECTION)
-    return sum(len(b.point) + BULLET_MARK_CHARS for b in bullets) + sections * HEADING_READING_CHARS
+    return reading_chars_for(sum(len(b.point) for b in bullets), len(bullets))
 
 
 def _related(a: Bullet, b: Bullet) -> int:
@@ -119,12 +117,12 @@ class Compacted:
     refused: int = 0
 
 
-def compact_round(ctx, index: int, bullets: list[Bullet], budget_chars: int, total: int, language: str | None,
+def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], total: int, language: str | None,
                   tried: set[tuple[int, int]]):
-    """Generator (yields RoundStarted, TokensGenerated); returns Compacted: one round of merges, in calls of
-    at most PAIRS_PER_MERGE_CALL pairs. ``tried``: pairs already refused, not asked again."""
+    """Generator (yields RoundStarted, TokensGenerated); returns Compacted: one round of merges of the bullets
+    at ``positions`` with their next (pairs_to_merge), in calls of at most PAIRS_PER_MERGE_CALL pairs.
+    ``tried``: pairs already refused, not asked again; a pair refused now is added."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
-    positions = pairs_to_merge(bullets, reading_chars(bullets) - budget_chars, tried)
     out = Compacted(list(bullets), [])
     yield RoundStarted(index, "compaction", -1, total, 0, reading_chars(bullets), "", "", 1)
     merged_at: dict[int, str] = {}

@@ -121,12 +121,13 @@ def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], 
     tried: set[tuple[int, int]] = set()
     for _ in range(MAX_COMPACTION_ROUNDS):
         excess = reading_chars(bullets) - budget_chars
-        if excess <= 0 or not pairs_to_merge(bullets, excess, tried):
+        positions = pairs_to_merge(bullets, excess, tried) if excess > 0 else []
+        if not positions:
             break
         ctx.check_cancel()
         index = ctx.next_index()
         before = bullets_text(bullets)
-        got = yield from compact_round(ctx, index, bullets, budget_chars, total_rounds, language, tried)
+        got = yield from compact_round(ctx, index, bullets, positions, total_rounds, language, tried)
         after = bullets_text(got.bullets)
         record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
                             ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
