@@ -51,7 +51,8 @@ def evidence_html(notes: list[dict], text: str) -> str:
         where = f"line {n['start_line']:,}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']:,}–{n['end_line']:,}"
         how = {"extract": "taken verbatim", "reworded": "a key sentence, reworded by the model",
-               "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words"}.get(
+               "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words",
+               "subject": "the commit's subject line, as its author wrote it"}.get(
             n.get("origin"), f"quote matched {n.get('score', 0):.0f}%")
         blocks.append(f"<h4>[{n['id']}] {html.escape(n['document'])}, part {n['part'] + 1}, {where} ({how})</h4>"
                       f"<p><i>{html.escape(n['point'])}</i></p><p style='font-family:monospace'>{excerpt}</p>")

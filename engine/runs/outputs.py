@@ -43,7 +43,8 @@ def sources_markdown(summary: str, notes: list[dict]) -> list[str]:
         lines = f"line {n['start_line']}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']}–{n['end_line']}"
         how = {"extract": " (taken verbatim)", "reworded": " (a key sentence, reworded)",
-               "located": " (the passage holding the note's words)"}.get(
+               "located": " (the passage holding the note's words)",
+               "subject": " (the commit's subject line)"}.get(
             n.get("origin"), "")
         rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
     return ["### Sources", "", *rows, ""] if rows else []

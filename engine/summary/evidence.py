@@ -244,7 +244,8 @@ class Note:
     score: float = 0.0        # how closely the model's quote matched, or the passage held the point (0-100)
     origin: str = "model"     # "model": the model's quote, found; "located": its quote was not in the part, the
     #                           passage holding the point's words was; "extract": a sentence taken verbatim;
-    #                           "reworded": a sentence code chose, the point the model's checked rewording of it
+    #                           "reworded": a sentence code chose, the point the model's checked rewording of it;
+    #                           "subject": a git log's commit subject, chosen by code, as its author wrote it
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -48,6 +48,7 @@ from precis.engine.summary.salience import (
     prose_language,
     select_sentences,
     sentences_of,
+    subject_sentences,
     units_of,
 )
 
@@ -281,14 +282,15 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
-    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
+    subjects = subject_sentences(part)
+    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences, subjects or None)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
     extracts, shown = [], []
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
-        note = Note(first_id + len(extracts), clean_utterance(SPEAKER_PREFIX.sub("", sentence.text)),
-                    sentence.text, document, chunk.index, s, e, lines.line_of(s), lines.line_of(max(s, e - 1)),
-                    100.0, "extract")
+        point = sentence.text if subjects else clean_utterance(SPEAKER_PREFIX.sub("", sentence.text))
+        note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
+                    lines.line_of(max(s, e - 1)), 100.0, "subject" if subjects else "extract")
         if is_repeat(note, earlier + extracts):
             out.check.repeats += 1
             continue
@@ -296,6 +298,14 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         shown.append(sentence.shown())
     if not extracts:
         out.flags.append("nothing_to_note")
+        return out
+    if subjects:
+        # A git log: each note is a commit's subject as its author wrote it, no model call. Asked to say
+        # Japanese commit messages in other words, the 1.5B model handed them back with the ending cut
+        # ("...修正しました" -> "...修正"), every one refused as a copy, so the log's long body lines were
+        # kept verbatim instead (69% of its summary copied); its subjects are what a changelog lists.
+        out.notes = out.check.kept = extracts
+        out.flags.append("commit_subjects")
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
     reworded = [n for n in notes if n.origin == "reworded"]

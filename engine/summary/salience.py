@@ -21,7 +21,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from precis.engine.summary.evidence import cjk_bigrams, content_words
+from precis.engine.documents.commit_log import commit_subjects
+from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
 
@@ -39,10 +40,20 @@ _DISFLUENCY = re.compile(r"\b(?:um+|uh+|erm|er|mm+-?hmm|mm+|hmm+|uh-huh|you know
 _REPEAT = re.compile(r"\b(\w+)(?: \1\b)+", re.I)
 
 
+_SPELLED = re.compile(r"\b((?:[A-Z]_)+)(?!\w)")
+
+
+def unspell(text: str) -> str:
+    """Letters a transcript spells out, written the way meeting corpora (AMI, ICSI) mark them: "L_C_D_" is
+    "LCD", "A_" is "A". Shown as spelled, the 1.5B model kept "L_C_D_" in its notes (names are kept as
+    written), where a reader, and the human summaries, write "LCD"."""
+    return _SPELLED.sub(lambda m: m.group(1).replace("_", ""), text)
+
+
 def clean_utterance(sentence: str) -> str:
-    """A spoken sentence as a reader wants it: fillers and stutters out, transcript spacing tidied (the
-    verbatim sentence stays the note's quote)."""
-    text = _DISFLUENCY.sub("", sentence)
+    """A spoken sentence as a reader wants it: fillers and stutters out, spelled letters joined, transcript
+    spacing tidied (the verbatim sentence stays the note's quote)."""
+    text = _DISFLUENCY.sub("", unspell(sentence))
     text = _REPEAT.sub(r"\1", text)
     text = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text))
     return re.sub(r"([,.]){2,}", r"\1", text).strip(" ,")
@@ -51,16 +62,23 @@ def clean_utterance(sentence: str) -> str:
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 NUMBER_MARK = "#"                # prefix of a number among the units: "#2026-12-01"
 NUMBER_WEIGHT = 1.0              # a number is a fact even when the document says it once
+ONCE_IN_LOG_WEIGHT = 1.0         # a word one commit of a git log says (see DocumentWeights)
+
+
+_JAPANESE_WORD = re.compile(r"[\u4e00-\u9fff々]{2,}|[\u30a0-\u30ffー]{2,}")   # a kanji or a katakana run
 
 
 def units_of(text: str) -> frozenset[str]:
-    """Content words, or character bigrams for text that is mostly CJK (Japanese has no spaces), and the
-    numbers (amounts, dates, versions) as units of their own."""
+    """Content words, and the numbers (amounts, dates, versions) as units of their own. Japanese has no
+    spaces: its words are its runs of kanji ("定義", "後続処理") and of katakana ("バックスラッシュ"), the
+    hiragana between them being grammar ("した", "ように"), with the Latin words it holds ("SDL のビルド
+    定義を修正": "sdl"). Character bigrams, used before, made "した" outweigh every name of a Japanese git
+    log and a long katakana word count as many."""
     numbers = {NUMBER_MARK + n for n in _NUMBER.findall(text) if len(n) > 1}     # "point 3" is no fact
-    cjk = sum(1 for c in text if ord(c) > 0x3000)
-    if cjk > len(text) / 3:
-        return frozenset(cjk_bigrams(text) | numbers)
-    return frozenset((content_words(text) or cjk_bigrams(text)) | numbers)
+    if not any(ord(c) > 0x3000 for c in text):
+        return frozenset(content_words(text) | numbers)
+    latin = {w for w in content_words(text) if all(ord(c) <= 0x3000 for c in w)}
+    return frozenset(set(_JAPANESE_WORD.findall(text)) | latin | numbers)
 
 
 @dataclass(frozen=True)
@@ -73,7 +91,7 @@ class Sentence:
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
-        body = SPEAKER_PREFIX.sub("", self.text)
+        body = unspell(SPEAKER_PREFIX.sub("", self.text))
         return f"{self.speaker}: {body}" if self.speaker else body
 
 
@@ -128,27 +146,51 @@ def sentences_of(text: str) -> list[Sentence]:
     return found
 
 
+MIN_SUBJECT_UNITS = 2            # "TLS 1.3 対応" says what changed; "1.1" or "Update" alone does not
+
+
+def subject_sentences(text: str) -> list[Sentence]:
+    """A git log's commit subjects as sentences to choose from (engine.documents.commit_log), [] when
+    ``text`` is not a git log. Short as they are ("m98 対応"), they are what its authors said each commit
+    does; the sentence rules' minimum length would drop most of them."""
+    found = []
+    for subject in commit_subjects(text):
+        units = units_of(subject.text)
+        if len(units) >= MIN_SUBJECT_UNITS and not is_machine_text(subject.text):
+            found.append(Sentence(subject.start, subject.text, "", units, len(subject.text)))
+    return found
+
+
 class DocumentWeights:
     """How much each content word weighs in one document: log(1 + the sentences holding it)."""
 
     def __init__(self, document: str) -> None:
         self.sentences_with = Counter()
-        for sentence in sentences_of(document):
+        found = {s.start: s for s in sentences_of(document)}
+        subjects = subject_sentences(document)
+        for subject in subjects:                           # a git log's subjects, short ones too
+            found.setdefault(subject.start, subject)
+        for sentence in found.values():
             self.sentences_with.update(sentence.units)
+        # In a git log a word said once is what one commit changed ("JetPack を 4.6 に変更"), the very
+        # thing a changelog lists; elsewhere it is a name said in passing or a typo
+        self.once_weight = ONCE_IN_LOG_WEIGHT if subjects else 0.0
 
     def weight(self, unit: str) -> float:
         n = self.sentences_with[unit]
         if unit.startswith(NUMBER_MARK):
             return max(NUMBER_WEIGHT, math.log1p(n))
-        return math.log1p(n) if n > 1 else 0.0
+        return math.log1p(n) if n > 1 else self.once_weight
 
 
 def select_sentences(part: str, weights: DocumentWeights, covered: set[str], budget_chars: int,
-                     max_sentences: int) -> list[Sentence]:
-    """The part's sentences that add the most weight not in ``covered``, greedily, within ``budget_chars``
-    of reading length (at least one when the part has a sentence worth noting); ``covered`` grows by what they hold.
-    In the part's order."""
-    candidates = [s for s in sentences_of(part) if s.reading_chars <= MAX_SENTENCE_CHARS]
+                     max_sentences: int, candidates: list[Sentence] | None = None) -> list[Sentence]:
+    """The part's sentences (or ``candidates``) that add the most weight not in ``covered``, greedily,
+    within ``budget_chars`` of reading length (at least one when the part has a sentence worth noting);
+    ``covered`` grows by what they hold. In the part's order."""
+    if candidates is None:
+        candidates = sentences_of(part)
+    candidates = [s for s in candidates if s.reading_chars <= MAX_SENTENCE_CHARS]
     chosen: list[Sentence] = []
     used = 0
     while len(chosen) < max_sentences:

@@ -196,3 +196,19 @@ def test_long_texts_are_decoded_and_normalised_in_slices_without_changing_a_char
     assert "\r" not in loading.unix_newlines(text)
     with pytest.raises(UnicodeDecodeError):
         loading._decode_utf8_in_slices(raw[:9] + b"\xff" + raw[9:])
+
+
+def test_a_git_logs_commit_subjects_are_found_in_its_long_and_its_oneline_form():
+    from precis.engine.documents.commit_log import commit_subjects
+    log = "".join(f"commit {sha}abc\nAuthor: A <a@b.c>\nDate:   Mon Dec 1 2026\n\n    {subject}\n\n    Body of it.\n\n"
+                  for sha, subject in [("1234567", "Add the export dialog"), ("89abcde", "Fix the crash on resume"),
+                                       ("f012345", "Bump cmake from 3.22.2 to 3.22.3")])
+    found = commit_subjects(log)
+    assert [s.text for s in found] == ["Add the export dialog", "Fix the crash on resume",
+                                       "Bump cmake from 3.22.2 to 3.22.3"]
+    assert all(log[s.start:s.start + len(s.text)] == s.text for s in found)
+    oneline = "a1b2c3d (HEAD -> main) Add the export dialog\n89abcde Fix the crash on resume\nf012345 Bump cmake\n"
+    assert [s.text for s in commit_subjects(oneline)] == ["Add the export dialog", "Fix the crash on resume",
+                                                          "Bump cmake"]
+    # a text that names a commit or two is not a log of commits
+    assert commit_subjects("We reverted\ncommit 1234567 yesterday.\nThen commit 89abcde\n\nfixed it.\n") == []

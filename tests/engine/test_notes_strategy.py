@@ -259,8 +259,8 @@ JAPANESE_STAT = ("\n\n CHANGES.md                                        | 3 +++
                  " build/ubuntu-18.04_armv8_jetson_nano/arm64.conf   | 4 ++--\n"
                  " build/ubuntu-18.04_armv8_jetson_xavier/arm64.conf | 4 ++--\n"
                  " 3 files changed, 7 insertions(+), 4 deletions(-)")
-JAPANESE_LOG = "\n".join(           # mostly Latin characters, as a real git log is: Japanese by its sentences
-    f"commit {commit}\nAuthor: {author}\nDate:   2021-12-29 05:38:27 +0000\n\n{message}{JAPANESE_STAT}"
+JAPANESE_LOG = "\n".join(           # mostly Latin characters, as a git log is: Japanese by its sentences
+    f"change {commit}\nAuthor: {author}\nDate:   2021-12-29 05:38:27 +0000\n\n{message}{JAPANESE_STAT}"
     for commit, author, message in [
         ("1a2b3c4d", "tnoho", "Windows のビルドにアーキテクチャを追加し、x86_64 向けの設定ファイルを分けました。"),
         ("5e6f7a8b", "voluntas", "- JetPack を 4.6 に上げて、Jetson のハードウェアデコーダーの切り抜きを修正しました。"),
@@ -334,3 +334,40 @@ def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_
     assert "truncated" in merge_problems(("Mika proposes a May launch " * 9)[:POINT_CHARS[1]], a, b, None)
     assert "dropped_note" in merge_problems("Mika proposes moving the launch to May", a, bullet(3, "Orin counts 12 units"), None)
     assert "invented_name" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)
+
+
+GIT_LOG_COMMITS = [
+    ("JetPack を 4.6 に変更", "ビルド設定の JetPack のバージョンを 4.6 に変更しました。詳細は CHANGES.md を参照してください。"),
+    ("SDL を 2.0.20 に上げる", "SDL のバージョンを 2.0.20 に上げて、Windows のビルドも確認しました。"),
+    ("RaspberryPi OS bullseye 対応", "bullseye 向けのビルドを追加し、古い buster 向けの設定を整理しました。"),
+    ("Jetson のデコーダーの切り抜きを修正", "デコーダーが出力時に出力サイズでフレームを切り抜いていなかったため修正しました。"),
+    ("cmake を 3.22.2 に上げる", "cmake のバージョンを 3.22.2 に上げました。ビルドスクリプトも合わせて更新しました。"),
+    ("Offer 時は DataChannel を作る", "DataChannel を使う設定で Offer を行う際には DataChannel を作るように変更しました。"),
+    ("TLS 1.3 対応", "シグナリングの接続で TLS 1.3 を使えるようにしました。古い OpenSSL では動きません。"),
+    ("スクリーンキャプチャが Linux で落ちるのを修正", "X11 のウィンドウが閉じられたときに落ちていたため修正しました。"),
+    ("libwebrtc を m99 に上げる", "libwebrtc のバージョンを m99 に上げ、ビルドが通るように修正しました。"),
+    ("FAQ に H.264 の利用について追記", "NVIDIA のビデオカードの NVENC を使えば H.264 が使えることを追記しました。"),
+    ("Windows のビルドにアーキテクチャを追加", "x86_64 向けの設定ファイルを分け、ビルドスクリプトを更新しました。"),
+    ("ログレベルを下げる", "起動時のログが多すぎたため、既定のログレベルを下げました。"),
+] * 2
+
+
+def test_a_git_log_is_noted_by_its_commit_subjects_without_asking_the_model_to_reword_them():
+    log = "".join(f"commit {i:07x}f\nAuthor: tnoho\nDate:   2021-12-29 05:38:27 +0000\n\n{subject}\n- {body}\n\n"
+                  f" build/ubuntu-18.04_armv8_jetson_nano/arm64.conf | 4 ++--\n 1 file changed, 2 insertions(+)\n"
+                  for i, (subject, body) in enumerate(GIT_LOG_COMMITS))
+    rt = FakeRuntime()
+    plan = make_plan(rt, log, preset="project-log")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    assert len(plan.documents[0].chunks) > 1 and not [c for c in rt.calls if c.kind == "reword"]
+    notes = state.notes["day.txt"]
+    subjects = {s for s, _ in GIT_LOG_COMMITS}
+    assert notes and all(n["origin"] == "subject" and n["point"] == n["quote"] in subjects for n in notes)
+    assert all(log[n["start_char"]:n["end_char"]] == n["quote"] for n in notes)
+    assert len({n["quote"] for n in notes}) == len(notes)                 # the same subject again is a repeat
+    parts = [r for r in _records(events) if r.kind == "notes"]
+    assert all("commit_subjects" in r.flags or "nothing_to_note" in r.flags for r in parts)
+    summary = state.summaries["day.txt"]
+    assert "- 変更: " in summary and "- 修正: Jetson のデコーダーの切り抜きを修正" in summary    # the log's shape
+    assert "(the commit's subject line)" in summary_markdown(_report(rt, plan, state), state)

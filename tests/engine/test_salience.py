@@ -1,7 +1,14 @@
 """Choosing a part's sentences by what they add (engine.summary.salience): no model involved."""
 from __future__ import annotations
 
-from precis.engine.summary.salience import DocumentWeights, select_sentences, sentences_of, units_of
+from precis.engine.summary.salience import (
+    DocumentWeights,
+    select_sentences,
+    sentences_of,
+    subject_sentences,
+    units_of,
+    unspell,
+)
 
 MEETING = """Project Manager: Um so today we look at the remote control prototype and the budget.
 Marketing: Yeah.
@@ -46,10 +53,12 @@ def test_numbers_are_facts_even_when_said_once_and_a_part_with_nothing_new_still
     assert len(again) == 1                                # no part is lost, even when it says nothing new
 
 
-def test_japanese_is_weighed_by_character_bigrams():
+def test_japanese_is_weighed_by_its_kanji_and_katakana_words_not_its_grammar():
     text = "予算は千二百万円で、田中さんが来週までに承認します。\n会議は金曜日に延期されました、予算の承認は田中さんです。\n"
     units = units_of("予算は千二百万円で、田中さんが来週までに承認します。")
-    assert "予算" in units and "承認" in units
+    assert {"予算", "承認", "田中", "来週"} <= units
+    assert not {"します", "まで", "さん"} & units                       # hiragana is grammar
+    assert units_of("SDL のビルド定義を修正") == {"sdl", "ビルド", "定義", "修正"}   # Latin words in Japanese count
     chosen = select_sentences(text, DocumentWeights(text), set(), budget_chars=200, max_sentences=3)
     assert chosen and all(s.units for s in chosen)
 
@@ -72,3 +81,35 @@ def test_a_list_items_marker_is_not_part_of_its_sentence():
     found = [s for s in sentences_of(text) if "SDL" in s.text]
     assert found and found[0].text.startswith("Windows での SDL")
     assert text[found[0].start:found[0].start + len(found[0].text)] == found[0].text
+
+
+GIT_LOG = "".join(
+    f"commit {sha}\nAuthor: {who}\nDate:   2021-12-29 05:38:27 +0000\n\n    {subject}\n\n    {body}\n\n"
+    f" src/{sha}.cpp | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+    for sha, who, subject, body in [
+        ("1a2b3c4d", "tnoho", "JetPack を 4.6 に変更", "- ビルド設定の JetPack のバージョンを 4.6 に変更しました"),
+        ("5e6f7a8b", "voluntas", "SDL を 2.0.20 に上げる", "- SDL のバージョンを上げました"),
+        ("9c0d1e2f", "torikizi", "1.1", "- バージョン番号を更新しました"),
+        ("0a1b2c3d", "voluntas", "RaspberryPi OS bullseye 対応", "- bullseye 向けのビルドを追加しました"),
+    ])
+
+
+def test_a_git_logs_sentences_are_its_commit_subjects_and_a_word_one_commit_says_weighs():
+    subjects = subject_sentences(GIT_LOG)
+    assert [s.text for s in subjects] == ["JetPack を 4.6 に変更", "SDL を 2.0.20 に上げる",
+                                          "RaspberryPi OS bullseye 対応"]           # "1.1" says nothing
+    assert all(GIT_LOG[s.start:s.start + len(s.text)] == s.text for s in subjects)
+    weights = DocumentWeights(GIT_LOG)
+    assert weights.weight("bullseye") > 0                   # in a log, what one commit changed is a fact
+    assert DocumentWeights(MEETING).weight("fancy") == 0    # in a meeting, a word said once is not
+    chosen = select_sentences(GIT_LOG, weights, set(), budget_chars=40, max_sentences=8, candidates=subjects)
+    assert chosen and all(c in subjects for c in chosen) and sum(c.reading_chars for c in chosen) <= 40
+    assert subject_sentences(MEETING) == []
+
+
+def test_letters_a_transcript_spells_out_are_shown_and_cleaned_as_the_word():
+    text = "Industrial Designer: We can use the L_C_D_ screen and put A_ or B_ on the my_var_ button in T_V_ mode.\n"
+    sentence = sentences_of(text)[0]
+    assert sentence.shown() == "Industrial Designer: We can use the LCD screen and put A or B on the my_var_ button in TV mode."
+    assert "L_C_D_" in sentence.text                          # the quote stays the transcript's own text
+    assert unspell("a_b_c and X_Y_Z") == "a_b_c and X_Y_Z"     # identifiers are not spelled letters
