@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from precis.engine.documents.bundle import Part
+from precis.engine.documents.commit_log import commit_subjects
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
@@ -96,12 +97,13 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 
 
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
-               speeds: Speeds | None = None, progress=None, strategy: str = "rolling", **overrides) -> RunPlan:
+               speeds: Speeds | None = None, progress=None, strategy: str = "rolling",
+               summary_words: int | None = None, **overrides) -> RunPlan:
     """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
     ``progress(done_chars, total_chars)`` follows the chunking of long documents."""
     budget = make_budget(tokenizer, layout, n_ctx, **overrides)
     documents = plan_documents(tokenizer, texts, budget, progress)
-    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy))
+    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy, summary_words))
 
 
 def duration_text(seconds: float) -> str:
@@ -127,14 +129,16 @@ def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], bu
 
 
 def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speeds | None,
-                 strategy: str = "rolling") -> Estimate:
+                 strategy: str = "rolling", summary_words: int | None = None) -> Estimate:
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
-    only the sentences it chose, a rewording call per part and a heading per section (a fraction of the
-    rolling loop's work); the other strategies are estimated as the rolling loop."""
+    only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
+    subjects) and a heading per section (a fraction of the rolling loop's work); the other strategies are
+    estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
     if strategy == "notes":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):
-            p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], first=i == 0)
+            p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
+                                        rewording=not commit_subjects(doc.text))
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
         return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0

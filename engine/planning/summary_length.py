@@ -46,14 +46,22 @@ BULLET_MARK_CHARS = 2              # "- "
 MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
 KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
 POINT_READING_CHARS = 75           # a reworded note as read (measured: 60-90 on the development set)
+SUBJECT_CHARS = 25                 # a commit subject (measured: 22 on the development project log)
 MERGE_PROMPT_TOKENS = 200          # the compaction call's rules and worked example
 PAIRS_PER_MERGE_CALL = 6
 
 
-def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True) -> tuple[int, int, int]:
-    """(prompt tokens sent, of which evaluated, generated) for one document's notes run."""
-    total_chars = notes_chars_for(document_tokens)
+def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
+                      summary_words: int | None = None, rewording: bool = True) -> tuple[int, int, int]:
+    """(prompt tokens sent, of which evaluated, generated) for one document's notes run. ``summary_words``:
+    the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
+    commit subjects as written, so only the headings (and merges) are asked of the model."""
+    total_chars = notes_chars_for(document_tokens, summary_words)
     all_tokens = max(1, sum(chunk_tokens))
+    if not rewording:
+        notes = sum(max(1, min(MAX_SENTENCES_PER_PART, round(total_chars * t / all_tokens / SUBJECT_CHARS)))
+                    for t in chunk_tokens)
+        return _writing_tokens(document_tokens, notes, summary_words, SUBJECT_CHARS, (0, 0, 0))
     sent = evaluated = generated = notes = 0
     for tokens in chunk_tokens:
         share = total_chars * tokens / all_tokens
@@ -69,8 +77,15 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
         evaluated += retry_body
         generated += int(TOKENS_PER_REWORDED_NOTE * refused)
         notes += sentences
-    kept = max(1, round(notes * KEPT_SHARE))
-    merges = merges_expected(document_tokens, kept)
+    return _writing_tokens(document_tokens, max(1, round(notes * KEPT_SHARE)), summary_words, POINT_READING_CHARS,
+                           (sent, evaluated, generated))
+
+
+def _writing_tokens(document_tokens: int, kept: int, summary_words: int | None, point_chars: int,
+                    notes_calls: tuple[int, int, int]) -> tuple[int, int, int]:
+    """``notes_calls`` plus what the compaction merges and the section headings of ``kept`` notes take."""
+    sent, evaluated, generated = notes_calls
+    merges = merges_expected(document_tokens, kept, summary_words, point_chars)
     kept -= merges
     sections = -(-kept // NOTES_PER_SECTION)
     heading_prompt = sections * HEADING_PROMPT_TOKENS + kept * HEADING_TOKENS_PER_NOTE
@@ -84,8 +99,9 @@ def reading_chars_for(point_chars: int, bullets: int) -> int:
     return point_chars + bullets * BULLET_MARK_CHARS + -(-bullets // NOTES_PER_SECTION) * HEADING_READING_CHARS
 
 
-def merges_expected(document_tokens: int, notes: int) -> int:
+def merges_expected(document_tokens: int, notes: int, summary_words: int | None = None,
+                    point_chars: int = POINT_READING_CHARS) -> int:
     """Compaction merges when every part's one note at least outgrows the summary (a long document read
-    in small parts): each merge saves about a third of its two notes."""
-    excess = reading_chars_for(notes * POINT_READING_CHARS, notes) - summary_chars_for(document_tokens)
-    return min(notes // 2, -(-excess // (2 * POINT_READING_CHARS // 3))) if excess > 0 else 0
+    in small parts, or a short summary asked for): each merge saves about a third of its two notes."""
+    excess = reading_chars_for(notes * point_chars, notes) - summary_chars_for(document_tokens, summary_words)
+    return min(notes // 2, -(-excess // (2 * point_chars // 3))) if excess > 0 else 0

@@ -118,7 +118,7 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
         profile = profile_of(model_path)
         overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
     return build_plan(tokenizer, layout_of(request), request.n_ctx, summary_texts(documents, request.per_file),
-                      speeds, progress, strategy_of(request, model_path), **overrides)
+                      speeds, progress, strategy_of(request, model_path), request.summary_words, **overrides)
 
 
 def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path, progress=None) -> RunPlan:

@@ -206,6 +206,8 @@ def test_a_rolling_round_that_fails_twice_folds_in_the_parts_verified_notes():
     part = plan.documents[0].text[plan.documents[0].chunks[2].start_char:plan.documents[0].chunks[2].end_char]
     folded = [ln for ln in record.summary[len(record.summary_in):].splitlines() if ln.strip()]
     assert folded and all(re.search(r"\[\d+\]$", ln) for ln in folded)   # the part's notes, cited
+    assert record.notes_kept == len(folded)                                # and counted in the run record
+    assert _report(rt, plan, state).as_json()["notes"]["kept"] >= len(folded)
     notes = {n["id"]: n for n in state.notes["day.txt"]}
     assert all(notes[int(re.search(r"\[(\d+)\]$", ln).group(1))]["quote"] in part for ln in folded)
     repaired = [e for e in events if isinstance(e, RoundRepaired) and e.index == 2]
@@ -241,6 +243,27 @@ def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
     evaluated = sum(r.prompt_evaluated for r in records)
     generated = sum(r.generated_tokens for r in records)
     assert 0.5 < notes.evaluated_tokens / evaluated < 2 and 0.3 < notes.generated_tokens / generated < 3
+    # a short summary asked for: fewer sentences to reword, and merges to fit them; the plan counts both
+    short_plan = build_plan(rt, layout, 2048, [("day.txt", text, ())], strategy="notes", summary_words=30)
+    assert short_plan.estimate.evaluated_tokens < notes.evaluated_tokens
+    state, options = start(rt, short_plan, RunOptions(strategy="notes", summary_words=30))
+    records = _records(run_all(rt, short_plan, state, options))
+    assert any(r.kind == "compaction" for r in records)
+    assert 0.5 < short_plan.estimate.evaluated_tokens / sum(r.prompt_evaluated for r in records) < 2
+
+
+def test_the_plan_of_a_git_log_counts_no_rewording_calls_and_matches_the_run():
+    rt = FakeRuntime()
+    layout = RoundLayout(load_preset("project-log"), "2026-11-27")
+    plan = build_plan(rt, layout, 2048, [("day.txt", _git_log(), ())], strategy="notes")
+    as_prose = build_plan(rt, layout, 2048, [("day.txt", _git_log().replace("commit ", "change "), ())],
+                          strategy="notes").estimate
+    assert plan.estimate.prompt_tokens < as_prose.prompt_tokens / 2               # no rewording calls
+    assert plan.estimate.generated_tokens < as_prose.generated_tokens / 3
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    records = _records(run_all(rt, plan, state, options))
+    evaluated = sum(r.prompt_evaluated for r in records)
+    assert 0.3 < plan.estimate.evaluated_tokens / evaluated < 3
 
 
 def test_a_failed_rolling_round_whose_notes_invent_quotes_folds_in_its_key_sentences_instead():
@@ -352,10 +375,14 @@ GIT_LOG_COMMITS = [
 ] * 2
 
 
+def _git_log() -> str:
+    return "".join(f"commit {i:07x}f\nAuthor: tnoho\nDate:   2021-12-29 05:38:27 +0000\n\n{subject}\n- {body}\n\n"
+                   f" build/ubuntu-18.04_armv8_jetson_nano/arm64.conf | 4 ++--\n 1 file changed, 2 insertions(+)\n"
+                   for i, (subject, body) in enumerate(GIT_LOG_COMMITS))
+
+
 def test_a_git_log_is_noted_by_its_commit_subjects_without_asking_the_model_to_reword_them():
-    log = "".join(f"commit {i:07x}f\nAuthor: tnoho\nDate:   2021-12-29 05:38:27 +0000\n\n{subject}\n- {body}\n\n"
-                  f" build/ubuntu-18.04_armv8_jetson_nano/arm64.conf | 4 ++--\n 1 file changed, 2 insertions(+)\n"
-                  for i, (subject, body) in enumerate(GIT_LOG_COMMITS))
+    log = _git_log()
     rt = FakeRuntime()
     plan = make_plan(rt, log, preset="project-log")
     state, options = start(rt, plan, RunOptions(strategy="notes"))

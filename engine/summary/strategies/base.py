@@ -56,6 +56,7 @@ class RunContext:
 
     def __post_init__(self) -> None:
         self.renderer = PromptRenderer(self.runtime)
+        self._fallback_checks: dict[int, object] = {}      # round index -> the NoteCheck of its part's fallback
 
     @property
     def strict_sampling(self) -> SamplingParams:
@@ -145,7 +146,8 @@ class RunContext:
             attempts=len(results), flags=flags,
             first_call_reused=results[0].stats.reused_tokens if results else -1,
             stopped_by=last.stats.stopped_by if last else "",
-            summary=summary, summary_in=summary_in, reply=last.raw if last else "")
+            summary=summary, summary_in=summary_in, reply=last.raw if last else "",
+            **note_counts(self._fallback_checks.pop(index, None)))
 
     # ----- a guarded round: call, check, retry stricter, fall back to the part's notes -------------
     def guarded_round(self, index: int, kind: str, messages_for, previous: str, source: str, max_tokens: int,
@@ -217,6 +219,7 @@ class RunContext:
                                         self.budget.summary_out_cap)
         self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
         results.extend(got.results)
+        self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped
         how = "extracted" if "extracted" in got.flags else "notes_fallback"
         folded = []
         for n in got.notes:
@@ -232,6 +235,15 @@ class RunContext:
             note += (f"; {left} did not fit under the summary cap: {'it is' if left == 1 else 'they are'} kept in "
                      "the run report's evidence and the summary file's notes")
         return _join(previous, folded), how, note
+
+
+def note_counts(check) -> dict:
+    """A round record's notes fields from a part's NoteCheck (none: a round that took no notes)."""
+    if check is None:
+        return {}
+    return {"notes_kept": len(check.kept), "notes_unverified": len(check.unverified),
+            "notes_unsupported": len(check.unsupported), "notes_repeats": check.repeats,
+            "notes_located": check.located}
 
 
 def pack_consecutive(items: list, fits) -> list[list]:

@@ -19,6 +19,8 @@ rewords"). The curve shows the notes' length after each part.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import notes_chars_for, summary_chars_for
@@ -34,7 +36,7 @@ from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex, salient_notes_for_part
 from precis.engine.summary.salience import DocumentWeights, prose_language
-from precis.engine.summary.strategies.base import RunContext
+from precis.engine.summary.strategies.base import RunContext, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
 
@@ -69,12 +71,8 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         notes += got.notes
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
-        record = ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags)
-        record.notes_kept = len(got.notes)
-        record.notes_unverified = len(got.check.unverified)
-        record.notes_unsupported = len(got.check.unsupported)
-        record.notes_repeats = got.check.repeats
-        record.notes_located = got.check.located
+        record = replace(ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags),
+                         **{**note_counts(got.check), "notes_kept": len(got.notes)})
         yield ctx.finish_round(record, doc.name, after)
     if ctx.state.rounds_of(doc.name, "write") and doc.name in ctx.state.evidence:
         return                                              # resumed after the writing pass
