@@ -220,17 +220,35 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                                      replace(params, grammar=reword_grammar(len(asked))))
         out.results.append(result)
         reworded = parse_reworded(result.raw)
-        for number, i in enumerate(positions, 1):
-            point = first_sentence(reworded.get(number, ""))
-            note = kept[i]
-            if point and point_supported(point, sentences[i]) and not _says_nothing(point, note.quote) and \
-                    not invented_names(point, part) and \
-                    not wrong_language(point, sentences[i], layout.language) and \
-                    copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE:
-                kept[i] = replace(note, point=point, origin="reworded")
+
+        def passes(point: str, i: int) -> bool:
+            return bool(point) and point_supported(point, sentences[i]) and not _says_nothing(point, kept[i].quote) \
+                and not invented_names(point, part) and not wrong_language(point, sentences[i], layout.language) \
+                and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
+        answers = [first_sentence(reworded.get(number, "")) for number in range(1, len(positions) + 1)]
+        for i, point in _aligned(answers, positions, passes).items():
+            kept[i] = replace(kept[i], point=point, origin="reworded")
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
+
+
+def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]:
+    """Which answer says which sentence: answer k is sentence k's when it passes that sentence's checks;
+    one that fails them is tried on the sentences next to it that have no answer yet. The 1.5B model
+    sometimes skips a sentence and answers every later one a line early (on a development meeting 9 of 26
+    rewordings were refused so, each one checked against the sentence before its own); the checks stay
+    those of the sentence an answer is given to."""
+    given = {positions[k]: a for k, a in enumerate(answers) if passes(a, positions[k])}
+    for k, answer in enumerate(answers):
+        if not answer or given.get(positions[k]) == answer:
+            continue
+        for j in (k + 1, k - 1):
+            if 0 <= j < len(positions) and positions[j] not in given and answer not in given.values() \
+                    and passes(answer, positions[j]):
+                given[positions[j]] = answer
+                break
+    return given
 
 
 _NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])")

@@ -100,6 +100,30 @@ def test_a_refused_rewording_is_asked_once_more_and_a_good_second_answer_is_kept
     assert all(n["origin"] == "reworded" and n["point"] != n["quote"] for n in state.notes["day.txt"])
 
 
+def test_a_reply_that_skips_a_sentence_and_answers_the_rest_a_line_early_is_realigned():
+    def skips_the_first(call):
+        if call.kind == "reword" and not call.retry:
+            sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+            words = [" ".join(reversed(re.findall(r"[^ ]+", s)[-12:])) for _, s in sentences]   # with its amount
+            return "".join(f"[{k}] {w}\n" for k, w in enumerate(words[1:] + ["The weather was fine all day"], 1))
+        return diligent(call)
+    rt = FakeRuntime(script=skips_the_first)
+    plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=600))   # several per part
+    run_all(rt, plan, state, options)
+    first_asks = [c for c in rt.calls if c.kind == "reword" and not c.retry]
+    retries = [c for c in rt.calls if c.kind == "reword" and c.retry]
+    assert any(len(re.findall(r"^\[\d+\] ", c.content, re.M)) >= 3 for c in first_asks)
+    assert all(len(re.findall(r"^\[\d+\] ", c.content, re.M)) == 1 for c in retries)   # only the skipped one
+    notes = state.notes["day.txt"]
+    assert all(n["origin"] == "reworded" for n in notes)
+    # each rewording went to the sentence it says: an amount in a note is its own quote's
+    realigned = [n for n in notes if re.search(r"\d+,\d+", n["point"])]
+    assert len(realigned) >= len(notes) // 2
+    assert all(re.search(r"EUR (\d+,\d+)", n["quote"]).group(1) in n["point"] for n in realigned)
+    assert "weather" not in state.summaries["day.txt"]
+
+
 def test_a_rewording_that_brings_in_a_name_is_refused_and_the_part_still_reaches_the_summary():
     rt, plan, state, events = _notes_run(_every_line_says("reword", "Ben approved the budget of the project"),
                                          sessions=3)
