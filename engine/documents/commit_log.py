@@ -22,6 +22,12 @@ _COMMIT = re.compile(r"^commit [0-9a-f]{7,40}\b[^\n]*\n((?:[A-Z][\w-]*:[^\n]*\n)
 # "* a1b2c3d (HEAD) subject"; a hash has a letter, a line starting "2021120 people" is no commit
 _ONELINE = re.compile(r"^(?:\* )?(?=[0-9]*[a-f])[0-9a-f]{7,40} (?:\([^)\n]*\) )?(?=\S)", re.M)
 MIN_COMMITS = 3                 # fewer headers than this is a text that mentions commits, not a log of them
+# A log is mostly log lines: headers, subjects, indented message lines, diffstats. A day of conversation
+# that shows a `git log --oneline -5` is not a log (the bundled sample does: taken for one, its part's
+# notes were the five subjects and nothing of the conversation around them).
+MIN_LOG_LINE_SHARE = 0.5
+_LOG_LINE = re.compile(r"commit [0-9a-f]{7,40}\b|[A-Z][\w-]*:\s|\s{4}\S|.*\|\s*(?:\d+|Bin)\b|\s*\d+ files? changed"
+                       r"|(?:\* )?(?=[0-9]*[a-f])[0-9a-f]{7,40} ")
 
 
 @dataclass(frozen=True)
@@ -39,9 +45,15 @@ def _subject_after(text: str, at: int) -> Subject | None:
 
 
 def commit_subjects(text: str) -> list[Subject]:
-    """The subject of every commit of a git log in ``text``, in order; [] when ``text`` is not one."""
+    """The subject of every commit of a git log in ``text``, in order; [] when ``text`` is not one (too
+    few commits, or mostly other text)."""
     found = [s for m in _COMMIT.finditer(text) if (s := _subject_after(text, m.end()))]
     if len(found) < MIN_COMMITS:
         lines = [_subject_after(text, m.end()) for m in _ONELINE.finditer(text)]
         found = [s for s in lines if s]
-    return found if len(found) >= MIN_COMMITS else []
+    if len(found) < MIN_COMMITS:
+        return []
+    subjects = {s.text.strip() for s in found}
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    log_lines = sum(1 for ln in lines if _LOG_LINE.match(ln) or ln.strip() in subjects)
+    return found if log_lines >= MIN_LOG_LINE_SHARE * len(lines) else []

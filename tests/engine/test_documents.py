@@ -212,3 +212,7 @@ def test_a_git_logs_commit_subjects_are_found_in_its_long_and_its_oneline_form()
                                                           "Bump cmake"]
     # a text that names a commit or two is not a log of commits
     assert commit_subjects("We reverted\ncommit 1234567 yesterday.\nThen commit 89abcde\n\nfixed it.\n") == []
+    # nor a conversation that shows one: its sentences stay what the notes choose from
+    talk = "".join(f"[09:{i:02d}] Mika: We looked at the refund logic again and it still fails on case {i}.\n"
+                   for i in range(12))
+    assert commit_subjects(talk + "[09:33] tool · bash: $ git log --oneline -5\n" + oneline + talk) == []
