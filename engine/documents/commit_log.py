@@ -49,8 +49,8 @@ def commit_subjects(text: str) -> list[Subject]:
     few commits, or mostly other text)."""
     found = [s for m in _COMMIT.finditer(text) if (s := _subject_after(text, m.end()))]
     if len(found) < MIN_COMMITS:
-        lines = [_subject_after(text, m.end()) for m in _ONELINE.finditer(text)]
-        found = [s for s in lines if s]
+        one_per_line = [_subject_after(text, m.end()) for m in _ONELINE.finditer(text)]
+        found = [s for s in one_per_line if s]
     if len(found) < MIN_COMMITS:
         return []
     subjects = {s.text.strip() for s in found}

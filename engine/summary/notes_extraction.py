@@ -236,9 +236,9 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
 def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]:
     """Which answer says which sentence: answer k is sentence k's when it passes that sentence's checks;
     one that fails them is tried on the sentences next to it that have no answer yet. The 1.5B model
-    sometimes skips a sentence and answers every later one a line early (on a development meeting 9 of 26
-    rewordings were refused so, each one checked against the sentence before its own); the checks stay
-    those of the sentence an answer is given to."""
+    sometimes skips a sentence and answers every later one a line early (on a development meeting 6 of the
+    27 refused answers were refused so, each one checked against the sentence before its own); the checks
+    stay those of the sentence an answer is given to."""
     given = {positions[k]: a for k, a in enumerate(answers) if passes(a, positions[k])}
     for k, answer in enumerate(answers):
         if not answer or given.get(positions[k]) == answer:
