@@ -72,7 +72,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
         record = replace(ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags),
-                         **{**note_counts(got.check), "notes_kept": len(got.notes)})
+                         **note_counts(got.check))                  # check.kept is the part's notes
         yield ctx.finish_round(record, doc.name, after)
     if ctx.state.rounds_of(doc.name, "write") and doc.name in ctx.state.evidence:
         return                                              # resumed after the writing pass
