@@ -90,9 +90,10 @@ class LineIndex:
 
 
 def verify_notes(reply: str, part: str, part_offset: int, document: str, part_index: int, first_id: int,
-                 lines: LineIndex, earlier: list[Note]) -> NoteCheck:
+                 lines: LineIndex, earlier: list[Note], language: str | None = None) -> NoteCheck:
     """Keep each (point, quote) of ``reply`` whose quote is found in ``part`` and whose point the part
-    supports; the kept note's quote is the source's own text at the located span."""
+    supports, in ``language`` (the one asked for; None: the part's own); the kept note's quote is the
+    source's own text at the located span."""
     check = NoteCheck()
     part_norm = normalise(part)
     part_words = content_words(part)
@@ -104,8 +105,11 @@ def verify_notes(reply: str, part: str, part_offset: int, document: str, part_in
         if located is None:
             check.unverified.append(quote)
             continue
+        # a point in another language is not a note of this part: of a Japanese git log the 1.5B model
+        # wrote English notes on Japanese quotes, and rolling's fallback folded them into the summary
         if not point_supported(point, part, part_words) or _says_nothing(point, quote) or \
-                copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE:
+                copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE or \
+                wrong_language(point, part, language):
             check.unsupported.append(point)
             continue
         start, end = part_offset + located.start_char, part_offset + located.end_char
@@ -161,6 +165,12 @@ def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, 
     max_notes = max_notes_for(chunk.tokens if chunk is not None else ctx.count(part), reply_cap)
     out = PartNotes()
     number = (chunk.index + 1) if chunk is not None else 1
+    subjects = subject_sentences(part)
+    if subjects:
+        yield RoundStarted(index, kind, chunk.index if chunk is not None else -1, total,
+                           chunk.tokens if chunk is not None else 0, 0, part, "", 1)
+        return subject_notes(part, part_offset, document, number - 1, first_id, lines, earlier, subjects,
+                             max_notes)
     # One call. A part whose notes do not verify is one the model paraphrased as it "quoted" or invented
     # from; a greedy retry rarely did better (measured on a meeting: 3 of 9 parts retried, the retries'
     # quotes scored 55-67 against the part) and cost a third of the run. Its key sentences are taken
@@ -171,7 +181,8 @@ def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, 
                                  min(reply_cap, max_notes * TOKENS_PER_NOTE),
                                  replace(ctx.sampling, grammar=notes_grammar(max_notes)))
     out.results.append(result)
-    out.check = verify_notes(result.raw, part, part_offset, document, number - 1, first_id, lines, earlier)
+    out.check = verify_notes(result.raw, part, part_offset, document, number - 1, first_id, lines, earlier,
+                             layout.language)
     if out.check.kept:
         out.notes = out.check.kept
         return out
@@ -188,6 +199,30 @@ def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, 
     if out.notes:
         ctx.check_cancel()
         out.notes = yield from reword_extracts(ctx, index, layout, out.notes, part, out)
+    return out
+
+
+def subject_notes(part: str, part_offset: int, document: str, part_index: int, first_id: int, lines: LineIndex,
+                  earlier: list[Note], subjects: list, max_notes: int, weights: DocumentWeights | None = None,
+                  budget_chars: int | None = None) -> PartNotes:
+    """A git log's part noted by its commit subjects, no model call: the ones that add most to the earlier
+    notes, at most ``max_notes``, each its own quote (origin "subject"). Of a Japanese log the 1.5B model's
+    notes came back in English and its rewordings as the subjects with their endings cut. ``weights``: the
+    whole document's (default: the part's); ``budget_chars``: their reading length (default: no bound)."""
+    out = PartNotes()
+    covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
+    chosen = select_sentences(part, weights or DocumentWeights(part), covered,
+                              budget_chars or sum(len(s.text) for s in subjects), max_notes, subjects)
+    for sentence in chosen:
+        s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
+        note = Note(first_id + len(out.notes), sentence.text, sentence.text, document, part_index, s, e,
+                    lines.line_of(s), lines.line_of(max(s, e - 1)), 100.0, "subject")
+        if is_repeat(note, earlier + out.notes):
+            out.check.repeats += 1
+            continue
+        out.notes.append(note)
+    out.check.kept = out.notes
+    out.flags.append("commit_subjects")
     return out
 
 
@@ -301,14 +336,24 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
-    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences, subjects or None)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
+    if subjects:
+        # A git log: each note is a commit's subject as its author wrote it, no model call. Asked to say
+        # Japanese commit messages in other words, the 1.5B model handed them back with the ending cut
+        # ("...修正しました" -> "...修正"), every one refused as a copy, so the log's long body lines were
+        # kept verbatim instead (69% of its summary copied); its subjects are what a changelog lists.
+        out = subject_notes(part, part_offset, document, chunk.index, first_id, lines, earlier, subjects,
+                            cap_sentences, weights, budget_chars)
+        if not out.notes:
+            out.flags = ["nothing_to_note"]
+        return out
+    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
     extracts, shown = [], []
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
-        point = sentence.text if subjects else clean_utterance(SPEAKER_PREFIX.sub("", sentence.text))
+        point = clean_utterance(SPEAKER_PREFIX.sub("", sentence.text))
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
-                    lines.line_of(max(s, e - 1)), 100.0, "subject" if subjects else "extract")
+                    lines.line_of(max(s, e - 1)), 100.0, "extract")
         if is_repeat(note, earlier + extracts):
             out.check.repeats += 1
             continue
@@ -316,14 +361,6 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         shown.append(sentence.shown())
     if not extracts:
         out.flags.append("nothing_to_note")
-        return out
-    if subjects:
-        # A git log: each note is a commit's subject as its author wrote it, no model call. Asked to say
-        # Japanese commit messages in other words, the 1.5B model handed them back with the ending cut
-        # ("...修正しました" -> "...修正"), every one refused as a copy, so the log's long body lines were
-        # kept verbatim instead (69% of its summary copied); its subjects are what a changelog lists.
-        out.notes = out.check.kept = extracts
-        out.flags.append("commit_subjects")
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
     reworded = [n for n in notes if n.origin == "reworded"]

@@ -422,3 +422,37 @@ def test_a_git_log_is_noted_by_its_commit_subjects_without_asking_the_model_to_r
     summary = state.summaries["day.txt"]
     assert "- 変更: " in summary and "- 修正: Jetson のデコーダーの切り抜きを修正" in summary    # the log's shape
     assert "(the commit's subject line)" in summary_markdown(_report(rt, plan, state), state)
+
+
+def test_a_failed_rolling_round_of_a_git_log_folds_in_its_commit_subjects_not_english_notes():
+    def every_round_fails(call):
+        if call.kind == "round":
+            return "The summary remains unchanged."
+        if call.kind == "notes":                        # what the 1.5B model wrote of a Japanese log
+            return '- The JetPack version was changed to 4.6 || "JetPack を 4.6 に変更"\n'
+        return diligent(call)
+    log = _git_log()
+    rt = FakeRuntime(script=every_round_fails)
+    plan = make_plan(rt, log, preset="project-log")
+    state, options = start(rt, plan)
+    events = run_all(rt, plan, state, options)
+    assert not [c for c in rt.calls if c.kind == "notes"]              # the subjects need no model call
+    repaired = [e for e in events if isinstance(e, RoundRepaired) and e.how == "notes_fallback"]
+    assert len(repaired) == len(plan.documents[0].chunks) and "commit subject" in repaired[0].detail
+    summary = state.summaries["day.txt"]
+    subjects = {s for s, _ in GIT_LOG_COMMITS}
+    folded = [re.sub(r"^- | \[\d+\]$", "", ln) for ln in summary.splitlines() if ln.strip()]
+    assert folded and all(point in subjects for point in folded) and "JetPack version" not in summary
+    assert all(n["origin"] == "subject" for n in state.notes["day.txt"])
+
+
+def test_a_note_in_another_language_than_its_part_is_refused():
+    from precis.engine.summary.notes_extraction import LineIndex, verify_notes
+    part = "ビルド設定の JetPack のバージョンを 4.6 に変更しました。詳細は CHANGES.md を参照してください。"
+    reply = ('- The JetPack version of the build settings was changed to 4.6 || "JetPack のバージョンを 4.6 に変更"\n'
+             '- ビルド設定で JetPack を 4.6 にした || "JetPack のバージョンを 4.6 に変更"\n')
+    check = verify_notes(reply, part, 0, "log", 0, 1, LineIndex(part), [])
+    assert [n.point for n in check.kept] == ["ビルド設定で JetPack を 4.6 にした"]
+    assert check.unsupported == ["The JetPack version of the build settings was changed to 4.6"]
+    asked_english = verify_notes(reply, part, 0, "log", 0, 1, LineIndex(part), [], "English")
+    assert "ビルド設定で JetPack を 4.6 にした" in asked_english.unsupported        # asked for English

@@ -227,8 +227,12 @@ class RunContext:
             if self.count(candidate) > self.budget.summary_in_cap:
                 break
             folded.append(f"- {n.point} [{n.id}]")
-        kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim" if how == "extracted" \
-            else "verified " + ("note" if len(got.notes) == 1 else "notes")
+        if how == "extracted":
+            kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim"
+        elif "commit_subjects" in got.flags:
+            kind_of = "commit " + ("subject" if len(got.notes) == 1 else "subjects")
+        else:
+            kind_of = "verified " + ("note" if len(got.notes) == 1 else "notes")
         note = f"folded {len(folded)} of this part's {len(got.notes)} {kind_of} into the summary"
         left = len(got.notes) - len(folded)
         if left:
