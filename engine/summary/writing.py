@@ -75,6 +75,33 @@ def _cjk(text: str) -> bool:
     return any(ord(c) > 0x3000 for c in text)
 
 
+HEADING_SHOWN_CHARS = 56        # a heading's reading length: about the 6 words the prompt asks for
+# Where a heading's main phrase ends and a qualifier begins: "Design Suggestions | for Remote Control Protection".
+# Not "of" or "to", which bind the phrase ("Evaluation | of the Prototype" leaves a bare "Evaluation").
+_PHRASE_BREAK = re.compile(r"(?:: | - | – | \(|, | (?:and|for|in|with|on|at|from|by|during|including|based) )", re.I)
+_BOUND_PHRASE_BREAK = re.compile(r" (?:of|to) ", re.I)
+_DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on", "at", "from", "by", "based"}
+
+
+def shorter_heading(heading: str) -> str:
+    """``heading`` within HEADING_SHOWN_CHARS: cut where its main phrase ends, else after a whole word,
+    never ending on a connecting word. Asked for at most 6 words, the 1.5B model writes 10-12 ("Location
+    System Prototype Evaluation and Nickname Proposal for Remote Controls"): a fifth of a meeting summary's
+    characters went to its headings. Headings without spaces (Japanese) are left as they are."""
+    if len(heading) <= HEADING_SHOWN_CHARS or " " not in heading:
+        return heading
+    breaks: list[int] = []
+    for pattern in (_PHRASE_BREAK, _BOUND_PHRASE_BREAK):       # "of" only where nothing looser is found
+        breaks = [m.start() for m in pattern.finditer(heading)
+                  if m.start() <= HEADING_SHOWN_CHARS and len(heading[:m.start()].split()) >= 2]
+        if breaks:
+            break
+    words = heading[:breaks[-1]].split() if breaks else heading[:HEADING_SHOWN_CHARS + 1].split()[:-1]
+    while len(words) > 1 and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(" ,;:-–(") or heading
+
+
 def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str | None) -> tuple[str, list[str]]:
     """The heading in ``reply`` and what is wrong with it (nothing: [])."""
     text, scaffold = strip_scaffold(reply)
@@ -84,6 +111,7 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     heading = first_sentence(match.group(1)).strip(" #*:.")     # "... Analysis. This topic," runs on
     if len(match.group(1)) >= HEADING_CHARS[1] and " " in heading:
         heading = heading.rsplit(" ", 1)[0].rstrip(" ,;:-")    # cut by the grammar's bound: "... Industrial Envi"
+    heading = shorter_heading(heading)
     source = " ".join(n.point + " " + n.quote for n in notes)
     problems = []
     if not HEADING_CHARS[0] <= len(heading) <= HEADING_CHARS[1]:

@@ -130,4 +130,25 @@ def test_a_heading_must_rest_on_its_notes_words_and_script():
     cut = long[:HEADING_CHARS[1]]                                      # stopped by the grammar mid-word
     assert cut.endswith("titanium she")
     heading, problems = heading_problems(f"## {cut}\n", notes, None)
-    assert problems == [] and heading == cut[:-len(" she")]
+    assert problems == [] and heading == "Titanium case for the remote, with a jog wheel"    # its main phrases
+
+
+def test_a_long_heading_is_cut_where_its_main_phrase_ends_never_on_a_connecting_word():
+    from precis.engine.summary.writing import HEADING_SHOWN_CHARS, shorter_heading
+    written = {   # the 1.5B model's headings on development meetings, asked for at most 6 words
+        "Location System Prototype Evaluation and Nickname Proposal for Remote Controls":
+            "Location System Prototype Evaluation",
+        "Project Management: Discussing Remote Control Concepts with Marketing Expert":
+            "Project Management: Discussing Remote Control Concepts",
+        "Financial Guidance Update Based on Release and Market Conditions":
+            "Financial Guidance Update Based on Release",
+        "Robert Lee Maitland's Strange Encounter and Accusation in the Dark Room (Part":
+            "Robert Lee Maitland's Strange Encounter and Accusation",
+        "Remote control prototype evaluation of the different materials of the case":
+            "Remote control prototype evaluation",
+        "Titanium case for the remote": "Titanium case for the remote",
+        "ビルドの修正とCLI11_HAS_FILESYSTEMの追加とWindowsのビルドにアーキテクチャを追加":
+            "ビルドの修正とCLI11_HAS_FILESYSTEMの追加とWindowsのビルドにアーキテクチャを追加",
+    }
+    for heading, shown in written.items():
+        assert shorter_heading(heading) == shown and len(shown) <= max(HEADING_SHOWN_CHARS, len(heading) * (" " not in heading))
