@@ -45,6 +45,7 @@ from precis.engine.summary.salience import (
     SPEAKER_PREFIX,
     DocumentWeights,
     clean_utterance,
+    joined_letters,
     prose_language,
     select_sentences,
     sentences_of,
@@ -262,7 +263,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                 and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
         answers = [first_sentence(reworded.get(number, "")) for number in range(1, len(positions) + 1)]
         for i, point in _aligned(answers, positions, passes).items():
-            kept[i] = replace(kept[i], point=point, origin="reworded")
+            kept[i] = replace(kept[i], point=joined_letters(point), origin="reworded")
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept

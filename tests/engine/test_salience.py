@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from precis.engine.summary.salience import (
     DocumentWeights,
+    joined_letters,
     select_sentences,
     sentences_of,
     subject_sentences,
@@ -113,3 +114,5 @@ def test_letters_a_transcript_spells_out_are_shown_and_cleaned_as_the_word():
     assert sentence.shown() == "Industrial Designer: We can use the LCD screen and put A or B on the my_var_ button in TV mode."
     assert "L_C_D_" in sentence.text                          # the quote stays the transcript's own text
     assert unspell("a_b_c and X_Y_Z") == "a_b_c and X_Y_Z"     # identifiers are not spelled letters
+    assert joined_letters("It is impossible with L_C_Ds or two L_C_D_s, not L_C_D_sx") == \
+        "It is impossible with LCDs or two LCDs, not L_C_D_sx"  # as the model writes a spelled plural
