@@ -64,7 +64,7 @@ class SharedRuntime:
 
 
 def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
-               chunk_tokens: int | None) -> tuple[str, dict]:
+               chunk_tokens: int | None, seed: int = 0) -> tuple[str, dict]:
     from precis.engine.documents.loading import load_document
     from precis.models.session.job import RunReported, run_job
     from precis.models.session.request import RunRequest
@@ -72,7 +72,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
     source.write_text(doc["text"], encoding="utf-8")
     request = RunRequest(files=[str(source)], model=str(model), n_ctx=n_ctx, strategy=strategy,
                          preset=PRESET_FOR_KIND.get(doc["kind"], "generic"), date="2026-11-30",
-                         max_chunk_tokens=chunk_tokens)
+                         max_chunk_tokens=chunk_tokens, seed=seed)
     started = time.perf_counter()
     reported = None
     for event in run_job(request, [load_document(source)], shared):
@@ -109,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunk-tokens", type=int, default=None, help="cap Precis's chunks (default: the model's)")
     p.add_argument("--tag", default="", help="name of the results file (default: the model and the date)")
     p.add_argument("--keep", type=Path, default=None, help="keep every run's folder (state, replies) here")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0],
+                   help="sampling seeds for Precis's strategies, one run each (the plain loop is greedy: one run); "
+                        "how far one document's figures move from draw to draw")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.quality_metrics import score
@@ -128,12 +131,15 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PRECIS_HOME"] = str(args.keep.resolve() if args.keep else Path(tmp) / "home")
         for doc_id in args.docs:
             doc = load_doc(doc_id)
-            for strategy in args.strategy:
-                print(f"[quality] {doc_id} · {strategy}", file=sys.stderr, flush=True)
+            for strategy, seed in [(s, seed) for s in args.strategy for seed in ([0] if s == "plain" else args.seeds)]:
+                print(f"[quality] {doc_id} · {strategy}" + (f" · seed {seed}" if len(args.seeds) > 1 else ""),
+                      file=sys.stderr, flush=True)
                 if strategy == "plain":
                     summary, stats = run_plain(shared, model, doc, args.n_ctx)
                 else:
-                    summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens)
+                    summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens,
+                                                seed)
+                    stats["seed"] = seed
                 scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"],
                                doc["lang"] == "ja")
                 results["runs"].append({"doc": doc_id, "kind": doc["kind"], "lang": doc["lang"], "strategy": strategy,

@@ -113,7 +113,14 @@ class RunState:
 
 
 def new_run_id(date: str, plan_digest: str) -> str:
-    return f"{date}-{time.strftime('%H%M%S')}-{plan_digest[:6]}"
+    """DATE-HHMMSS-PLAN, and a count after it when a run of the same plan started in the same second
+    (the same document run twice in a row, another seed): each keeps its own checkpoint folder."""
+    base = f"{date}-{time.strftime('%H%M%S')}-{plan_digest[:6]}"
+    run_id, n = base, 1
+    while (runs_dir() / run_id).exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
 
 
 def load_state(run: str) -> RunState:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from precis.engine.errors import BadInput
 from precis.engine.prompts.presets import DEFAULT_PRESET
+from precis.engine.runtime.protocol import SamplingParams
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES
 from precis.engine.summary.guard import GuardSettings
 from precis.engine.summary.strategies import STRATEGY_NAMES
@@ -81,6 +82,9 @@ class RunRequest:
                                    commands=(SUMMARIZE,), metavar="R")
     max_rounds: int = option(10_000, "hard cap on model rounds", flag="--max-rounds", type=int, commands=(SUMMARIZE,),
                              metavar="N")
+    seed: int = option(SamplingParams.seed, "sampling seed: the same seed, model, document and options give the "
+                       "same summary; another seed draws the model's sampled replies anew", flag="--seed", type=int,
+                       commands=(SUMMARIZE,), metavar="N")
     out: str = option(".", "folder for DATE-summary.md, DATE-todos.md and DATE-run.json", flag="--out",
                       commands=(SUMMARIZE,), metavar="DIR")
     server: str = option("", "run the model on an OpenAI-compatible server at this base URL (such as "

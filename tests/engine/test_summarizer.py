@@ -280,3 +280,12 @@ def test_a_rejected_compaction_is_not_retried_on_the_same_summary():
     assert len(compactions) == 1 and "compaction_rejected" in compactions[0].flags
     assert compactions[0].summary == compactions[0].summary_in          # the original was kept
     assert [r.chunk_index for r in records if r.kind == "round"] == list(range(plan.rounds))
+
+
+def test_a_run_of_the_same_plan_in_the_same_second_gets_its_own_checkpoint_folder(monkeypatch):
+    from precis.engine.runs import state as run_state
+    monkeypatch.setattr(run_state.time, "strftime", lambda fmt: "120000")
+    first = run_state.new_run_id("2026-11-30", "abcdef123")
+    (run_state.runs_dir() / first).mkdir(parents=True)
+    second = run_state.new_run_id("2026-11-30", "abcdef123")
+    assert first == "2026-11-30-120000-abcdef" and second == f"{first}-2"   # not the first run's folder

@@ -154,3 +154,18 @@ def test_a_server_run_resumes_with_resume_also_on_a_new_address(tmp_path, capsys
     report = json.loads((out / f"{DATE}-run.json").read_text(encoding="utf-8"))
     assert report["outcome"] == "finished" and report["settings"]["url"] == server.url
     assert report["rounds"][0]["index"] == 0 and len(report["rounds"]) > 2
+
+
+def test_seed_reaches_every_sampled_call_and_is_saved_for_resume(tmp_path):
+    from precis.engine.runs.state import list_runs
+    doc, out = _day(tmp_path, 3)
+    with FakeOpenAIServer(Script(reply=REPLY)) as server:
+        assert main(_args(server.url, doc, out, "--seed", "7")) == 0
+        seeded = [body for method, path, body, _ in server.script.requests if path.endswith("completions")]
+        assert main(_args(server.url, doc, tmp_path / "out2")) == 0
+        default = [body for method, path, body, _ in server.script.requests
+                   if path.endswith("completions")][len(seeded):]
+    assert seeded and {b["seed"] for b in seeded} == {7}                # retries too: one seed per run
+    assert default and {b["seed"] for b in default} == {0}
+    saved = sorted((r.request.get("seed") for r in list_runs()), key=str)
+    assert saved == [0, 7], saved                      # --resume continues with the same draw
