@@ -113,7 +113,7 @@ def write_table(results: dict, path: Path, source_name: str) -> None:
     strategies = list(dict.fromkeys(r["strategy"] for r in runs))
     head = "| document | strategy | " + " | ".join(title for _, title, _ in COLUMNS) + " |"
     rule = "|" + "---|" * (len(COLUMNS) + 2)
-    seeds = len({r.get("seed", 0) for r in runs if r["strategy"] != "plain"}) > 1
+    seeds = {r.get("seed", 0) for r in runs if r["strategy"] != "plain"} - {0} != set()   # not the default draw
     rows = [f"| {r['doc']} ({r['lang']}) | {_strategy_label(r, seeds)} | "
             + " | ".join(_cell(r.get(key), fmt) for key, _, fmt in COLUMNS) + " |" for r in runs]
     avg_rows = []

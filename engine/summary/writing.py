@@ -86,8 +86,9 @@ _DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on
 def shorter_heading(heading: str) -> str:
     """``heading`` within HEADING_SHOWN_CHARS: cut where its main phrase ends, else after a whole word,
     never ending on a connecting word. Asked for at most 6 words, the 1.5B model writes 10-12 ("Location
-    System Prototype Evaluation and Nickname Proposal for Remote Controls"): a fifth of a meeting summary's
-    characters went to its headings. Headings without spaces (Japanese) are left as they are."""
+    System Prototype Evaluation and Nickname Proposal for Remote Controls"): on a development meeting its
+    three headings were 229 of the summary's 1,760 characters. Headings without spaces (Japanese) are left
+    as they are."""
     if len(heading) <= HEADING_SHOWN_CHARS or " " not in heading:
         return heading
     breaks: list[int] = []
