@@ -31,14 +31,19 @@ def _mean(values):
     return sum(values) / len(values) if values else None
 
 
-def per_document(runs: list[dict]) -> dict[tuple[str, str], dict]:
-    """(document, strategy) -> its run, or with several seeds the mean of their figures (a sampled strategy's
-    one draw can move a document's fact recall by 0.07: docs/quality.md)."""
+def _by_document(runs: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """(document, strategy) -> its runs, one per seed."""
     grouped: dict[tuple[str, str], list[dict]] = {}
     for r in runs:
         grouped.setdefault((r["doc"], r["strategy"]), []).append(r)
+    return grouped
+
+
+def per_document(runs: list[dict]) -> dict[tuple[str, str], dict]:
+    """(document, strategy) -> its run, or with several seeds the mean of their figures (a sampled strategy's
+    one draw can move a document's fact recall by 0.07: docs/quality.md)."""
     by = {}
-    for key, group in grouped.items():
+    for key, group in _by_document(runs).items():
         merged = dict(group[0])
         if len(group) > 1:
             for field in ("chars", "fact_recall", "seconds", "copy_rate", "coverage", "scaffold_lines", "linked_share",
@@ -52,10 +57,7 @@ def per_document(runs: list[dict]) -> dict[tuple[str, str], dict]:
 def seed_spread(runs: list[dict]) -> list[str]:
     """A line per document and strategy run with several seeds: each draw's fact recall (or ROUGE-1) and length."""
     lines = []
-    grouped: dict[tuple[str, str], list[dict]] = {}
-    for r in runs:
-        grouped.setdefault((r["doc"], r["strategy"]), []).append(r)
-    for (doc, strategy), group in grouped.items():
+    for (doc, strategy), group in _by_document(runs).items():
         if len(group) < 2:
             continue
         key = "fact_recall" if group[0].get("fact_recall") is not None else "rouge1"

@@ -162,22 +162,20 @@ def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, 
 
     One grammar-shaped call; when none of its notes verify, the part's most informative sentences
     verbatim, marked "extract". Never an empty result for a part that has text."""
-    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language or prose_language(part))
     max_notes = max_notes_for(chunk.tokens if chunk is not None else ctx.count(part), reply_cap)
-    out = PartNotes()
     number = (chunk.index + 1) if chunk is not None else 1
+    yield RoundStarted(index, kind, chunk.index if chunk is not None else -1, total,
+                       chunk.tokens if chunk is not None else 0, 0, part, "", 1)
     subjects = subject_sentences(part)
     if subjects:
-        yield RoundStarted(index, kind, chunk.index if chunk is not None else -1, total,
-                           chunk.tokens if chunk is not None else 0, 0, part, "", 1)
         return subject_notes(part, part_offset, document, number - 1, first_id, lines, earlier, subjects,
                              max_notes)
+    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language or prose_language(part))
+    out = PartNotes()
     # One call. A part whose notes do not verify is one the model paraphrased as it "quoted" or invented
     # from; a greedy retry rarely did better (measured on a meeting: 3 of 9 parts retried, the retries'
     # quotes scored 55-67 against the part) and cost a third of the run. Its key sentences are taken
     # verbatim instead, marked as such.
-    yield RoundStarted(index, kind, chunk.index if chunk is not None else -1, total,
-                       chunk.tokens if chunk is not None else 0, 0, part, "", 1)
     result = yield from ctx.call(index, layout.notes_messages(part, number, total_parts, max_notes),
                                  min(reply_cap, max_notes * TOKENS_PER_NOTE),
                                  replace(ctx.sampling, grammar=notes_grammar(max_notes)))
@@ -332,9 +330,6 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     sentence whose rewording fails its checks is dropped when others of the part passed (verbatim
     sentences are what a summary copies), else kept cleaned of fillers: a part is never lost.
     ``language``: the notes' language (the one asked for, else the document's when Precis can name it)."""
-    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
-    out = PartNotes()
-    covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
@@ -348,6 +343,9 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         if not out.notes:
             out.flags = ["nothing_to_note"]
         return out
+    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
+    out = PartNotes()
+    covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
     extracts, shown = [], []
     for sentence in chosen:
