@@ -210,6 +210,8 @@ def subject_notes(part: str, part_offset: int, document: str, part_index: int, f
     whole document's (default: the part's); ``budget_chars``: their reading length (default: no bound)."""
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
+    if weights is not None:
+        subjects = weights.in_document(subjects, part_offset)
     chosen = select_sentences(part, weights or DocumentWeights(part), covered,
                               budget_chars or sum(len(s.text) for s in subjects), max_notes, subjects)
     for sentence in chosen:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from precis.engine.documents.commit_log import commit_subjects
+from precis.engine.documents.commit_log import changelog_weight, commit_subjects
 from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
@@ -99,6 +99,7 @@ class Sentence:
     speaker: str                 # the label of the transcript line it is on ("Marketing"), or ""
     units: frozenset[str]
     reading_chars: int           # its length without the speaker label and the fillers
+    gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, else 1
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
@@ -163,12 +164,15 @@ MIN_SUBJECT_UNITS = 2            # "TLS 1.3 対応" says what changed; "1.1" or 
 def subject_sentences(text: str) -> list[Sentence]:
     """A git log's commit subjects as sentences to choose from (engine.documents.commit_log), [] when
     ``text`` is not a git log. Short as they are ("m98 対応"), they are what its authors said each commit
-    does; the sentence rules' minimum length would drop most of them."""
+    does; the sentence rules' minimum length would drop most of them. Each weighs by how much its commit
+    belongs in a changelog, as far as ``text`` shows (engine.documents.commit_log.changelog_weight)."""
     found = []
-    for subject in commit_subjects(text):
+    subjects = commit_subjects(text)
+    factors = changelog_weight(subjects)
+    for subject in subjects:
         units = units_of(subject.text)
         if len(units) >= MIN_SUBJECT_UNITS and not is_machine_text(subject.text):
-            found.append(Sentence(subject.start, subject.text, "", units, len(subject.text)))
+            found.append(Sentence(subject.start, subject.text, "", units, len(subject.text), factors[subject.start]))
     return found
 
 
@@ -186,6 +190,14 @@ class DocumentWeights:
         # In a git log a word said once is what one commit changed ("JetPack を 4.6 に変更"), the very
         # thing a changelog lists; elsewhere it is a name said in passing or a typo
         self.once_weight = ONCE_IN_LOG_WEIGHT if subjects else 0.0
+        # the whole log's changelog weights: a revert or a later bump can stand in another part
+        self.subject_factors = {s.start: s.gain_factor for s in subjects}
+
+    def in_document(self, subjects: list[Sentence], part_offset: int) -> list[Sentence]:
+        """A part's commit subjects (offsets in the part, which starts at ``part_offset`` of this
+        document) with the changelog weights the whole document gives them."""
+        return [replace(s, gain_factor=self.subject_factors.get(part_offset + s.start, s.gain_factor))
+                for s in subjects]
 
     def weight(self, unit: str) -> float:
         n = self.sentences_with[unit]
@@ -202,6 +214,8 @@ def select_sentences(part: str, weights: DocumentWeights, covered: set[str], bud
     if candidates is None:
         candidates = sentences_of(part)
     candidates = [s for s in candidates if s.reading_chars <= MAX_SENTENCE_CHARS]
+    # what does not belong (a reverted commit, bookkeeping) is chosen only when the part holds nothing else
+    candidates = [s for s in candidates if s.gain_factor > 0] or candidates
     chosen: list[Sentence] = []
     used = 0
     while len(chosen) < max_sentences:
@@ -209,12 +223,13 @@ def select_sentences(part: str, weights: DocumentWeights, covered: set[str], bud
         for sentence in candidates:
             if sentence in chosen or (chosen and used + sentence.reading_chars > budget_chars):
                 continue
-            gain = sum(weights.weight(u) for u in sentence.units - covered) / sentence.reading_chars ** LENGTH_POWER
+            gain = (sentence.gain_factor * sum(weights.weight(u) for u in sentence.units - covered)
+                    / sentence.reading_chars ** LENGTH_POWER)
             if gain > best_gain:
                 best, best_gain = sentence, gain
         if best is None and not chosen and candidates:
             # nothing new in the whole part: still its most substantive sentence, so the part is not lost
-            best = max(candidates, key=lambda c: sum(weights.weight(u) for u in c.units))
+            best = max(candidates, key=lambda c: c.gain_factor * sum(weights.weight(u) for u in c.units))
         if best is None:
             break
         chosen.append(best)

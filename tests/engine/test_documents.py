@@ -216,3 +216,83 @@ def test_a_git_logs_commit_subjects_are_found_in_its_long_and_its_oneline_form()
     talk = "".join(f"[09:{i:02d}] Mika: We looked at the refund logic again and it still fails on case {i}.\n"
                    for i in range(12))
     assert commit_subjects(talk + "[09:33] tool · bash: $ git log --oneline -5\n" + oneline + talk) == []
+
+
+def _stat_log(commits, newest_first=False):
+    """A ``git log --stat`` of (hash, date, subject, body, files), oldest first unless ``newest_first``."""
+    blocks = []
+    for sha, date, subject, body, files in commits:
+        stat = "".join(f" {f} | 2 +-\n" for f in files)
+        blocks.append(f"commit {sha}\nAuthor: dev\nDate:   {date}\n\n{subject}\n{body}\n\n{stat}"
+                      f" {len(files)} files changed, 2 insertions(+)\n")
+    return "".join(reversed(blocks) if newest_first else blocks)
+
+
+CHANGELOG_COMMITS = [
+    ("1a2b3c4d", "2021-12-25 00:06:50 +0900", "FAQ.md に記載を追加", "- SDL について追記", ["doc/FAQ.md"]),
+    ("0e17c218", "2021-12-29 11:03:28 +0900", "Create codeql-analysis.yml", "", [".github/workflows/codeql-analysis.yml"]),
+    ("7433a393", "2021-12-29 11:26:59 +0900", 'Revert "Create codeql-analysis.yml"',
+     "\nThis reverts commit 0e17c218326b9c3c85e824a4b9d29aadba535357.", [".github/workflows/codeql-analysis.yml"]),
+    ("e326186b", "2021-12-29 14:38:27 +0900", "JetPack を 4.6 に変更", "", ["CHANGES.md", "build/jetson/arm64.conf"]),
+    ("32d56b94", "2022-01-03 10:00:00 +0900", "cmake を 3.25.1 に上げる", "", ["CHANGES.md", "VERSION"]),
+    ("bcf490e3", "2022-01-04 10:00:00 +0900", "CHANGES に記載", "", ["CHANGES.md"]),
+    ("f6a234f0", "2022-01-05 10:00:00 +0900", "Update README.md", "", ["README.md"]),
+    ("a09ea85e", "2022-01-06 10:00:00 +0900", "不正な MJPEG フレームを後続処理に送らない", "", ["src/v4l2_capturer.cpp"]),
+    ("c00f3d71", "2022-01-07 10:00:00 +0900", "cmake のバージョンを 3.27.4 に上げる", "", ["VERSION"]),
+    ("7ab88f10", "2022-01-08 10:00:00 +0900", "cmake のバージョンを上げる", "", ["VERSION"]),
+    ("e18aaccc", "2022-01-08 11:00:00 +0900", "バージョン指定せずにやってみる", "", [".github/workflows/build.yml"]),
+    ("eaad9c39", "2022-01-08 12:00:00 +0900", "コード整理", "", ["src/v4l2_buffers.cpp"]),
+    ("d12d8796", "2022-01-09 10:00:00 +0900", "Bump actions/checkout from 2 to 3", "", [".github/workflows/build.yml"]),
+    ("b1d4a04e", "2022-01-10 10:00:00 +0900", "Bump actions/checkout from 3 to 4", "", [".github/workflows/build.yml"]),
+]
+
+
+def _weights_by_subject(log):
+    from precis.engine.documents.commit_log import changelog_weight, commit_subjects
+    subjects = commit_subjects(log)
+    weights = changelog_weight(subjects)
+    return {s.text: weights[s.start] for s in subjects}
+
+
+def test_a_git_logs_commits_weigh_by_how_much_they_belong_in_its_changelog():
+    """The development logs' hand-written changelogs list the commits that touch the CHANGES file, never
+    its bookkeeping, a reverted commit, the web editor's "Update README.md", nor a version a later bump
+    replaced, trial and error or housekeeping; documentation-only commits are seldom listed."""
+    from precis.engine.documents.commit_log import CHANGELOG_WEIGHT, DOCS_ONLY_WEIGHT, commit_subjects
+    for newest_first in (False, True):
+        log = _stat_log(CHANGELOG_COMMITS, newest_first)
+        found = {s.text: s for s in commit_subjects(log)}
+        assert found["JetPack を 4.6 に変更"].files == ("CHANGES.md", "build/jetson/arm64.conf")
+        assert found['Revert "Create codeql-analysis.yml"'].reverts.startswith("0e17c218")
+        weight = _weights_by_subject(log)
+        assert weight == {
+            "FAQ.md に記載を追加": DOCS_ONLY_WEIGHT,
+            "Create codeql-analysis.yml": 0.0, 'Revert "Create codeql-analysis.yml"': 0.0,
+            "JetPack を 4.6 に変更": CHANGELOG_WEIGHT,
+            "cmake を 3.25.1 に上げる": 0.0,                    # replaced by 3.27.4, in either order of the log
+            "CHANGES に記載": 0.0, "Update README.md": 0.0,
+            "不正な MJPEG フレームを後続処理に送らない": 1.0,
+            "cmake のバージョンを 3.27.4 に上げる": CHANGELOG_WEIGHT,   # its dependency was listed in CHANGES
+            "cmake のバージョンを上げる": 0.0,                  # later, but names no version
+            "バージョン指定せずにやってみる": 0.0, "コード整理": 0.0,       # trial and error, housekeeping
+            "Bump actions/checkout from 2 to 3": 0.0, "Bump actions/checkout from 3 to 4": 1.0,
+        }, newest_first
+    # a revert of a commit outside the log is a change of its own; one-line logs know reverts by subject
+    assert _weights_by_subject(_stat_log(CHANGELOG_COMMITS[2:]))['Revert "Create codeql-analysis.yml"'] == 1.0
+    oneline = 'a1b2c3d Revert "Add the export dialog"\n89abcde Fix the crash on resume\nf012345 Add the export dialog\n'
+    assert _weights_by_subject(oneline) == {'Revert "Add the export dialog"': 0.0, "Fix the crash on resume": 1.0,
+                                            "Add the export dialog": 0.0}
+
+
+def test_a_version_bump_is_told_from_a_document_update():
+    from precis.engine.documents.commit_log import bumped_dependency
+    assert bumped_dependency("SDL を 2.0.20 に上げる") == ("sdl", True)
+    assert bumped_dependency("`libwebrtc` を `99.4844.1.0` に上げる") == ("libwebrtc", True)
+    assert bumped_dependency("WebRTC を m117 にアップデート") == ("webrtc", True)
+    assert bumped_dependency("Boost のバージョンを 1.83.0 に上げる") == ("boost", True)
+    assert bumped_dependency("cmake のバージョンを上げる") == ("cmake", False)
+    assert bumped_dependency("Bump microsoft/setup-msbuild from 1.1 to 1.3") == ("microsoft/setup-msbuild", True)
+    assert bumped_dependency("Update Boost to 1.83.0") == ("boost", True)
+    for not_a_bump in ("FAQ.md を更新", "Github Actions の Ubuntu を 20.04 にあげる", "JetPack を 4.6 に変更",
+                       "WebRTC, Boost, CLI11, SDK を新しいバージョンに上げる", "Update README.md"):
+        assert bumped_dependency(not_a_bump) is None, not_a_bump

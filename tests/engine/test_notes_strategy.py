@@ -424,6 +424,29 @@ def test_a_git_log_is_noted_by_its_commit_subjects_without_asking_the_model_to_r
     assert "(the commit's subject line)" in summary_markdown(_report(rt, plan, state), state)
 
 
+def test_a_git_logs_notes_leave_out_what_the_log_undoes_or_replaces_even_parts_apart():
+    """A commit reverted in a later part, and a version bump a later part bumps again, are in no note:
+    the release did not ship them. The whole log's weights decide, not the part's."""
+    def commit(sha, subject, body, path="src/main.cpp"):
+        return (f"commit {sha}\nAuthor: tnoho\nDate:   2021-12-29 05:38:27 +0000\n\n{subject}\n{body}\n\n"
+                f" {path} | 4 ++--\n 1 file changed, 2 insertions(+)\n")
+    log = (commit("0e17c218", "Create codeql-analysis.yml", "", ".github/workflows/codeql-analysis.yml")
+           + commit("1d2e3f4a", "Boost を 1.81.0 に上げる", "- Boost を上げました", "VERSION")
+           + _git_log()
+           + commit("7433a393", 'Revert "Create codeql-analysis.yml"',
+                    "\nThis reverts commit 0e17c218326b9c3c85e824a4b9d29aadba535357.", ".github/workflows/codeql-analysis.yml")
+           + commit("8d14bbb8", "Boost のバージョンを 1.83.0 に上げる", "- Boost を上げました", "VERSION"))
+    rt = FakeRuntime()
+    plan = make_plan(rt, log, preset="project-log")
+    chunks = plan.documents[0].chunks
+    assert log.index("Create codeql") < chunks[0].end_char <= log.index("Revert")    # parts apart
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    quotes = [n["quote"] for n in state.notes["day.txt"]]
+    assert not [q for q in quotes if "codeql" in q or "1.81.0" in q]
+    assert "Boost のバージョンを 1.83.0 に上げる" in quotes
+
+
 def test_a_failed_rolling_round_of_a_git_log_folds_in_its_commit_subjects_not_english_notes():
     def every_round_fails(call):
         if call.kind == "round":
