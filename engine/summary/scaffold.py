@@ -28,6 +28,16 @@ _QUESTION_TO_READER = re.compile(r"^\W*(?:do|does|would|could|can|shall|should|i
                                  re.I)
 
 
+# The reply naming the prompt's content tag as its subject: "The new content provides a detailed
+# description of the alien prison ..." (map-reduce and rolling on a development story). The sentence's
+# content is the summary's; only its subject is the prompt's, and it becomes the text it names. Only
+# before a verb that describes, so "the new content for the website" of a meeting stays as said.
+_CONTENT_TAG_SUBJECT = re.compile(
+    r"\b(the|this) (?:new |given |provided )?(?:content|chunk)(?= (?:provides|describes|mentions|discusses|details|"
+    r"introduces|covers|explains|talks about|focuses on|highlights|presents|shows|says|states|continues|is about)\b)",
+    re.I)
+
+
 def scaffold_lines(text: str) -> list[str]:
     """The lines of ``text`` that are prompt scaffolding or chatter, not summary."""
     return [line for line in text.splitlines() if line.strip() and is_scaffold(line)]
@@ -38,12 +48,14 @@ def is_scaffold(line: str) -> bool:
 
 
 def strip_scaffold(text: str) -> tuple[str, list[str]]:
-    """(text without scaffold lines, the lines removed). Tags inside an otherwise good line are cut out."""
+    """(text without scaffold lines, the lines removed). Tags inside an otherwise good line are cut out, and
+    a sentence whose subject is the prompt's content tag is given the text it names as its subject."""
     kept, removed = [], []
     for line in text.splitlines():
         if not line.strip():
             kept.append(line)
             continue
+        line = _CONTENT_TAG_SUBJECT.sub(lambda m: m.group(1) + " text", line)    # "The new content describes"
         bare = re.sub(r"</?[a-z_]{3,40}(?:\s[^<>]{0,80})?>", "", line)
         if bare != line and bare.strip() and not is_scaffold(bare):
             kept.append(bare.rstrip())          # a stray tag around real content: keep the content

@@ -70,6 +70,18 @@ def test_scaffolding_is_stripped_and_content_kept():
     assert not scaffold_lines("- The new part is made of rubber, and the case is a new design.")
 
 
+def test_a_sentence_whose_subject_is_the_prompts_content_tag_keeps_its_content():
+    """What map-reduce and rolling wrote of a development story: the content is the story's, only the
+    subject names the prompt's "new content" tag (the harness counted it as a scaffold line)."""
+    reply = ("The new content provides a detailed description of the alien prison where Maitland was abducted. "
+             "It describes the room.\n- Marketing wants the new content for the website.")
+    text, removed = strip_scaffold(reply)
+    assert text.splitlines()[0] == ("The text provides a detailed description of the alien prison where Maitland "
+                                    "was abducted. It describes the room.")
+    assert "new content for the website" in text and not removed          # not a tag where no verb describes
+    assert "new content" not in text.splitlines()[0]
+
+
 def test_a_reply_in_another_script_than_the_document_is_wrong():
     japanese = "予算は1,200万円です。会議は金曜日に延期されました。リリースは来週で、担当は田中さんです。"
     english = "The budget is 12 million yen. The meeting moved to Friday, and the release is next week."
@@ -152,3 +164,18 @@ def test_a_long_heading_is_cut_where_its_main_phrase_ends_never_on_a_connecting_
     }
     for heading, shown in written.items():
         assert shorter_heading(heading) == shown and len(shown) <= max(HEADING_SHOWN_CHARS, len(heading) * (" " not in heading))
+
+
+def test_a_japanese_heading_says_and_in_japanese_and_is_cut_at_its_list():
+    """The 1.5B model's headings of the development project logs: Chinese "与" for "and", and a topic
+    followed by the list of everything in it."""
+    from precis.engine.summary.writing import JA_HEADING_SHOWN_CHARS, shorter_heading
+    written = {
+        "コマンドの変更与 setup-python の削除": "コマンドの変更と setup-python の削除",
+        "Sora Labo データベースの更新与拡張": "Sora Labo データベースの更新と拡張",
+        "装置の更新与修正：AV1 デコーダ追加、タイポ修正、VPL 初期化修正、カメラ管理設定、DMA とメモ": "装置の更新と修正",
+        "権限の付与と寄与度の分析": "権限の付与と寄与度の分析",            # Japanese words with the kanji stay
+        "H264 デコーダーの動いてそうな雰囲気になった": "H264 デコーダーの動いてそうな雰囲気になった",
+    }
+    for heading, shown in written.items():
+        assert shorter_heading(heading) == shown and len(shown) <= max(JA_HEADING_SHOWN_CHARS, len(heading))
