@@ -87,8 +87,10 @@ def shorter_heading(heading: str) -> str:
     """``heading`` within HEADING_SHOWN_CHARS: cut where its main phrase ends, else after a whole word,
     never ending on a connecting word. Asked for at most 6 words, the 1.5B model writes 10-12 ("Location
     System Prototype Evaluation and Nickname Proposal for Remote Controls"): on a development meeting its
-    three headings were 229 of the summary's 1,760 characters. Headings without spaces (Japanese) are left
-    as they are."""
+    three headings were 229 of the summary's 1,760 characters. A Japanese heading: see
+    ``_shorter_japanese_heading``."""
+    if _cjk(heading):
+        return _shorter_japanese_heading(heading)
     if len(heading) <= HEADING_SHOWN_CHARS or " " not in heading:
         return heading
     breaks: list[int] = []
@@ -101,6 +103,24 @@ def shorter_heading(heading: str) -> str:
     while len(words) > 1 and words[-1].lower() in _DANGLING:
         words.pop()
     return " ".join(words).rstrip(" ,;:-–(") or heading
+
+
+JA_HEADING_SHOWN_CHARS = 28     # a Japanese character says about twice an English one's share of a phrase
+_JA_PHRASE_BREAK = re.compile(r"[：:、，,（(・]")
+# Qwen's Chinese "与" ("and") between two nouns of a Japanese heading ("更新与修正"), where Japanese says
+# "と"; not the kanji of Japanese words (付与, 寄与, 関与, 与える, 与党)
+_NOUN_END = r"[\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9]"
+_CHINESE_AND = re.compile(rf"(?:(?<={_NOUN_END})|(?<={_NOUN_END} ))(?<![付授関寄贈給供貸参])与(?![えられ党件])")
+
+
+def _shorter_japanese_heading(heading: str) -> str:
+    """A Japanese heading with "と" for Qwen's Chinese "与", cut where its main phrase ends when it is long
+    ("装置の更新と修正：AV1 デコーダ追加、タイポ修正、..." -> "装置の更新と修正")."""
+    heading = _CHINESE_AND.sub("と", heading)
+    if len(heading) <= JA_HEADING_SHOWN_CHARS:
+        return heading
+    cut = next((m.start() for m in _JA_PHRASE_BREAK.finditer(heading) if m.start() >= 4), None)
+    return heading[:cut].rstrip() if cut is not None and cut <= JA_HEADING_SHOWN_CHARS else heading
 
 
 def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str | None) -> tuple[str, list[str]]:
