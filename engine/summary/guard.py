@@ -68,6 +68,29 @@ def looping_tail(text: str, window: int = 60, times: int = 3) -> bool:
     return len(tail.strip()) >= 20 and text.count(tail) >= times
 
 
+COPY_STOP_CHARS = 600            # a reply this long that is still all copy is stopped (see CopyWatch)
+COPY_STOP_SHARE = 0.95
+
+
+class CopyWatch:
+    """Cheap enough to check while streaming: is the reply so far a verbatim copy of the new content
+    (and not of the previous summary, which an update keeps)? Stricter than the guard's check of the
+    whole reply (``copy_share``): a reply whose first 600 characters are all copy is one the guard
+    refuses anyway, and stopping it there saves the rest of its generation, up to the summary cap."""
+
+    def __init__(self, chunk: str, previous: str) -> None:
+        self.chunk = _shingles(chunk)
+        self.previous = _shingles(previous) if previous else set()
+
+    def copying(self, reply: str) -> bool:
+        if len(reply) < COPY_STOP_CHARS or not self.chunk:
+            return False
+        shingles = _shingles(reply, step=4)
+        in_chunk = len(shingles & self.chunk) / len(shingles)
+        in_previous = len(shingles & self.previous) / len(shingles) if self.previous else 0.0
+        return in_chunk >= COPY_STOP_SHARE and in_previous < 0.5
+
+
 def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, rules: str,
                 settings: GuardSettings = GuardSettings(), labels: tuple[str, ...] = ()) -> tuple[list[str], str]:
     """(flags, detail) for a cleaned reply; no flags means the round is accepted."""

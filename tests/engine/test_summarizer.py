@@ -109,6 +109,28 @@ def test_a_collapse_that_persists_keeps_the_previous_summary_and_folds_in_the_pa
     assert [e.how for e in events if isinstance(e, RoundRepaired) and e.index == 2] == ["extracted"]
 
 
+def test_a_reply_that_copies_its_chunk_is_stopped_as_it_copies_and_the_round_repaired():
+    """The 1.5B model's commonest failed round copies the new content; the guard refuses it anyway, so its
+    stream stops once 600 characters are all copy instead of running to the summary cap."""
+    copied = {}
+
+    def copies_round_2(call):
+        if call.kind == "round" and call.summary and not copied:
+            copied["reply"] = call.content * 3                  # the chunk, over and over, to the cap
+            return copied["reply"]
+        return diligent(call)
+    rt = FakeRuntime(script=copies_round_2)
+    plan = make_plan(rt, conversation_day(noise_sessions=()))
+    state, options = start(rt, plan)
+    events = run_all(rt, plan, state, options)
+    detected = [e for e in events if isinstance(e, CollapseDetected)]
+    assert len(detected) == 1 and "copied_chunk" in detected[0].flags
+    assert "stopped as soon as the reply turned out to copy" in detected[0].detail
+    assert 600 <= detected[0].reply_chars < 0.5 * len(copied["reply"])       # stopped early, not at the cap
+    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["retry"]
+    assert "- " in state.summaries["day.txt"] and copied["reply"][:600] not in state.summaries["day.txt"]
+
+
 def test_noise_only_chunk_leaves_the_summary_as_it_was():
     rt = FakeRuntime()
     plan = make_plan(rt, conversation_day(noise_sessions=(4,)))

@@ -17,7 +17,7 @@ from precis.engine.events import (
 from precis.engine.planning.budget import Budget
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout, retry_reminder
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
-from precis.engine.summary.guard import GuardSettings, check_reply, clean_reply, looping_tail
+from precis.engine.summary.guard import CopyWatch, GuardSettings, check_reply, clean_reply, looping_tail
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.scaffold import strip_scaffold
 
@@ -36,6 +36,7 @@ class CallResult:
     seconds: float
     stopped_for_loop: bool = False
     scaffold: list[str] = field(default_factory=list)   # lines stripped from the reply as scaffolding
+    stopped_for_copy: bool = False
 
 
 @dataclass
@@ -76,22 +77,29 @@ class RunContext:
         return self.runtime.count_tokens(text) if text else 0
 
     # ----- one model call, streamed, with loop detection ---------------------------------------
-    def call(self, index: int, messages: list[dict], max_tokens: int, params: SamplingParams):
-        """Generator: yields TokensGenerated while the model writes; returns a CallResult."""
+    def call(self, index: int, messages: list[dict], max_tokens: int, params: SamplingParams,
+             watch: CopyWatch | None = None):
+        """Generator: yields TokensGenerated while the model writes; returns a CallResult. Stopped as
+        soon as the reply loops, or, with ``watch``, turns out to copy its new content."""
         prompt = self.renderer.render(messages)
         params = replace(params, max_tokens=max_tokens)
         started = time.perf_counter()
         pieces: list[str] = []
         last_event = 0.0
-        loop = False
+        loop = copy = False
         stream = self.runtime.stream(prompt, params, self.cancel)
         try:
             for n, piece in enumerate(stream, 1):
                 pieces.append(piece)
                 now = time.perf_counter()
-                if n % LOOP_CHECK_TOKENS == 0 and looping_tail("".join(pieces)):
-                    loop = True
-                    break
+                if n % LOOP_CHECK_TOKENS == 0:
+                    so_far = "".join(pieces)
+                    if looping_tail(so_far):
+                        loop = True
+                        break
+                    if watch is not None and watch.copying(so_far):
+                        copy = True
+                        break
                 if now - last_event >= TOKEN_EVENT_SECONDS:
                     last_event = now
                     gen_s = max(1e-6, now - started - self.runtime.last_call.prompt_seconds) \
@@ -102,10 +110,10 @@ class RunContext:
             stream.close()
         raw = "".join(pieces)
         stats = self.runtime.last_call
-        if loop:
-            stats.stopped_by = "loop"
+        if loop or copy:
+            stats.stopped_by = "loop" if loop else "copy"
         reply, scaffold = strip_scaffold(clean_reply(raw))
-        return CallResult(reply, raw, stats, time.perf_counter() - started, loop, scaffold)
+        return CallResult(reply, raw, stats, time.perf_counter() - started, loop, scaffold, copy)
 
     def prefetched(self, index: int, future):
         """Generator: the first attempt of a round that a worker already sent (``future`` of a
@@ -162,10 +170,11 @@ class RunContext:
         """
         results: list[CallResult] = []
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 1)
+        watch = CopyWatch(source, previous)
         if first is not None:             # sent ahead by a worker (``first``: a future of the CallResult)
             result = yield from self.prefetched(index, first)
         else:
-            result = yield from self.call(index, messages_for(""), max_tokens, self.sampling)
+            result = yield from self.call(index, messages_for(""), max_tokens, self.sampling, watch)
         results.append(result)
         flags, detail = self._check(previous, result, source)
         if not flags:
@@ -174,7 +183,7 @@ class RunContext:
         self.check_cancel()
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 2)
         retry = yield from self.call(index, messages_for(retry_reminder(flags, previous, max_tokens)), max_tokens,
-                                     self.strict_sampling)
+                                     self.strict_sampling, watch)
         results.append(retry)
         flags2, detail2 = self._check(previous, retry, source)
         if not flags2:
@@ -194,6 +203,11 @@ class RunContext:
         if result.stopped_for_loop and "repetition" not in flags:
             flags.append("repetition")
             details.append("stopped as soon as the reply started looping")
+        if result.stopped_for_copy:
+            if "copied_chunk" not in flags:
+                flags.append("copied_chunk")
+            details.append(f"stopped as soon as the reply turned out to copy the new content "
+                           f"({result.stats.generated_tokens} tokens)")
         if result.scaffold and len(result.reply) < 0.5 * len(result.raw.strip()):
             flags.append("scaffold")
             details.append(f"{len(result.scaffold)} lines of prompt scaffolding or chatter: "

@@ -11,6 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.prompts.layout import WORST_REMINDER
+from precis.engine.summary.guard import CopyWatch
 from precis.engine.summary.strategies.base import RunContext, pack_consecutive
 
 MAX_DEPTH = 6
@@ -121,7 +122,8 @@ class MapPrefetch:
         worker = self.workers.get()
         try:
             source = self.doc.text[chunk.sent_start_char:chunk.end_char]
-            calls = worker.call(-1, self.ctx.layout.map_messages(source, ""), self.cap, worker.sampling)
+            calls = worker.call(-1, self.ctx.layout.map_messages(source, ""), self.cap, worker.sampling,
+                                CopyWatch(source, ""))
             while True:                       # drive the call to its end; its live events are not shown
                 try:
                     next(calls)
