@@ -154,8 +154,22 @@ def write_table(results: dict, path: Path, source_name: str) -> None:
         "",
         head, rule, *rows,
         "",
+        KEPT_MARK,
     ])
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text + kept_sections(path), encoding="utf-8")
+
+
+# What follows this line in docs/quality.md is written by hand (what a run changed, earlier runs, probes)
+# and kept when `make quality` writes the table above it anew.
+KEPT_MARK = "<!-- the table above is written by bench/quality.py; what follows is kept as written -->"
+
+
+def kept_sections(path: Path) -> str:
+    """The hand-written part of ``path`` after KEPT_MARK, or a newline when it has none."""
+    if not path.is_file():
+        return "\n"
+    old = path.read_text(encoding="utf-8")
+    return old[old.index(KEPT_MARK) + len(KEPT_MARK):] if KEPT_MARK in old else "\n"
 
 
 if __name__ == "__main__":
