@@ -102,7 +102,7 @@ def commit_subjects(text: str) -> list[Subject]:
 
 # How much a commit belongs in a changelog (a factor on its salience; 0: it does not)
 CHANGELOG_WEIGHT = 3.0           # it touches the CHANGES file and more: its author listed it there
-DOCS_ONLY_WEIGHT = 0.5           # it touches documentation only: no changelog of the development logs lists one
+DOCS_ONLY_WEIGHT = 0.5           # documentation only: the development logs' changelogs list none, a user may
 _CHANGELOG_FILE = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES)(?:\.[a-z]+)?$")
 _DOCS_FILE = re.compile(r"(?i)(?:^|/)(?:docs?/.*|README[^/]*|[^/]+\.(?:md|rst|adoc))$")
 # Trial and error on the way to a change, and housekeeping: no changelog of the development logs lists
@@ -145,10 +145,10 @@ def bumped_dependency(subject: str) -> tuple[str, bool] | None:
 
 def changelog_weight(subjects: list[Subject]) -> dict[int, float]:
     """By each subject's ``start``: how much its commit belongs in the log's changelog (see the module's
-    docstring). 1.0 for an ordinary commit; less for documentation only; 0.0 for trial and error,
-    housekeeping, bookkeeping, a reverted commit and its revert, the
-    web editor's default message, and a dependency bump that a later commit bumps again (the one kept
-    weighs as its group's most listed)."""
+    docstring). 1.0 for an ordinary commit, more when it touches the CHANGES file too, less for
+    documentation only; 0.0 for the changelog's bookkeeping, trial and error, housekeeping, the web
+    editor's default message, a reverted commit and its revert, and a dependency bump that a later
+    commit bumps again (the bump kept weighs as the most listed of its dependency's bumps)."""
     weight = {s.start: 1.0 for s in subjects}
     for s in subjects:
         changelog = [f for f in s.files if _CHANGELOG_FILE.search(f)]
