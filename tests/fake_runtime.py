@@ -20,7 +20,7 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 @dataclass
 class FakeCall:
     number: int              # 0-based count of model calls
-    kind: str                # "round", "compaction", "merge", "notes", "reword", "write"
+    kind: str                # "round", "compaction", "merge", "notes", "reword", "restate", "write"
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -39,6 +39,8 @@ def diligent(call: FakeCall) -> str:
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
                        for i, s in sentences)
+    if call.kind == "restate":        # one sentence: its words in another order
+        return " ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", call.content))[:12])) + "\n"
     if call.kind == "merge_notes":     # the head of each note of the pair, joined: shorter, both said
         pairs = re.findall(r"^\[(\d+)\] (.+) / (.+)$", call.content, re.M)
         return "".join(f"[{i}] {' '.join(a.split()[:6])}; {' '.join(b.split()[:4])}\n" for i, a, b in pairs)
@@ -155,6 +157,8 @@ def _parse(prompt: str, number: int) -> FakeCall:
     if "\n<sentences>\n" in "\n" + user:
         asked_again = "\n(" in user.rsplit("</sentences>", 1)[1]        # the reminder, in any language
         return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), asked_again, prompt)
+    if "\n<sentence>\n" in "\n" + user:
+        return FakeCall(number, "restate", "", _between(user, "<sentence>", "</sentence>"), False, prompt)
     if "\n<pairs>\n" in "\n" + user:
         return FakeCall(number, "merge_notes", "", user.rsplit("<pairs>\n", 1)[1].split("\n</pairs>", 1)[0], False,
                         prompt)

@@ -28,6 +28,7 @@ NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only
                 "required format, about facts stated in that part.")
 REWORD_SYSTEM = ("You turn sentences quoted from a document into short notes in your own words. You only write "
                  "the numbered note lines.")
+RESTATE_SYSTEM = "You restate one sentence quoted from a document as a short note in your own words."
 WRITING_SYSTEM = "You name the topic of a few numbered notes in a short heading, in the notes' own words."
 
 
@@ -54,6 +55,19 @@ def reword_grammar(count: int) -> str:
         *(f'line{i} ::= "[{i}] " point "\\n"' for i in range(1, count + 1)),
         f"point ::= pchar{{{lo},{hi}}}",
         r'pchar ::= [^\n|"<>\[\]]',
+        "",
+    ])
+
+
+def restate_grammar() -> str:
+    """GBNF of one note, bounded like a reworded note's point, that ends where its first sentence does: alone,
+    the 1.5B model ran on after its note ("... based on the release. This is a significant update. It's") to
+    the bound, generating three times the tokens that were kept. A full stop inside a number or an
+    abbreviation ("$2.50", "U.S.") goes on."""
+    lo, hi = POINT_CHARS
+    return "\n".join([
+        f'root ::= pchar{{{lo},{hi}}} [.!?。]? "\\n"?',      # the model may end with its full stop
+        r'pchar ::= [^\n|"<>\[\].!?。] | "." [0-9A-Za-z]',
         "",
     ])
 
@@ -112,6 +126,11 @@ MERGE_EXAMPLE_PAIRS_JA = ("[1] 営業は発売の 5 月延期を提案 / 営業�
 MERGE_EXAMPLE_NOTES_JA = ("[1] 納品が間に合わないため営業が発売の 5 月延期を提案\n"
                           "[2] 田中はチタンが高いのでゴムのケースを希望")
 EXAMPLE_NAMES = ("Marketing", "Ben", "営業", "田中")       # a note naming one the part lacks copied the example
+RESTATE_RULES = ("Say what the sentence I send states, as one short note of at most 15 words in other words than "
+                 "its own: who said, proposed, decided or reported what. Keep its names, numbers and dates exactly "
+                 "as written; use only what it says.")
+RESTATE_RULES_JA = ("送った文が述べていることを、文とは別の言葉で、短いメモ 1 行（40 字以内、体言止め）にすること。"
+                    "名前・数字・日付はそのまま残し、文にないことは書かない。")
 REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep its names and numbers."
 REWORD_REMINDER_JA = "文をそのまま写さず、より短い別の言葉で（体言止めで）書くこと。名前と数字はそのまま残す。"
 
@@ -173,6 +192,25 @@ class NotesLayout:
         ])
         return _numbered_exchange(REWORD_SYSTEM, rules, "sentences", "Notes", example, answer, numbered,
                                   len(sentences), reminder)
+
+    def restate_messages(self, sentence: str) -> list[dict]:
+        """One sentence, alone, said as a short note: the last ask for a sentence the numbered rewording
+        handed back unchanged twice. Alone, with the first of the worked example's sentences as an earlier
+        exchange, the 1.5B model said in other words the earnings-call sentences it had copied in both
+        numbered asks ("We're aggressively pulling on all our margin levers to minimize the inflation-related
+        profit lag during the first half." -> "We're reducing costs to minimize inflation-related profit
+        losses in the first half.")."""
+        japanese = is_japanese(self.language)
+        examples, answers = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
+                             else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        example = examples.splitlines()[0].split("] ", 1)[1]
+        answer = answers.splitlines()[0].split("] ", 1)[1]
+        rules = "\n".join(["[Rules]", RESTATE_RULES_JA if japanese else RESTATE_RULES,
+                           language_line(self.language).replace("summary", "note"), "[End of rules]"])
+        return [{"role": "system", "content": RESTATE_SYSTEM},
+                {"role": "user", "content": f"{rules}\n<sentence>\n{example}\n</sentence>\nNote:"},
+                {"role": "assistant", "content": answer},
+                {"role": "user", "content": f"<sentence>\n{sentence}\n</sentence>\nNote:"}]
 
     def merge_messages(self, pairs: list[tuple[str, str]]) -> list[dict]:
         """Compaction: each pair of related notes said as one short note (engine.summary.compaction)."""

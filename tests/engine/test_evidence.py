@@ -4,10 +4,24 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from precis.engine.prompts.notes import HEADING_CHARS, POINT_CHARS, QUOTE_CHARS, notes_grammar, parse_note_lines
-from precis.engine.summary.evidence import Note, is_repeat, locate_quote, normalise, point_supported, spelled_numbers
+from precis.engine.prompts.notes import (
+    HEADING_CHARS,
+    POINT_CHARS,
+    QUOTE_CHARS,
+    notes_grammar,
+    parse_note_lines,
+    restate_grammar,
+)
+from precis.engine.summary.evidence import (
+    Note,
+    is_repeat,
+    locate_quote,
+    normalise,
+    point_supported,
+    spelled_numbers,
+)
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import first_sentence, invented_names
+from precis.engine.summary.notes_extraction import cut_at_bound, first_sentence, invented_names
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
@@ -110,6 +124,22 @@ def test_a_transcripts_spelled_numbers_support_a_notes_digits():
     said = "Marketing: and together we evaluate it from one to seven ."
     assert point_supported("Marketing evaluates it from 1 to 7", said)
     assert not point_supported("Marketing evaluates it from 1 to 8", said)
+
+
+def test_a_rewording_cut_mid_phrase_by_the_grammars_bound_is_seen_as_cut():
+    cut = "On a full-year basis, organic net sales increased materially compared to the previous year, adjusted " \
+          "operating margin rose significantly, and adjusted"
+    assert len(cut) == POINT_CHARS[1] and cut_at_bound(cut)
+    assert not cut_at_bound(cut[:-len(", and adjusted")] + ".") and not cut_at_bound("Organic net sales rose")
+
+
+def test_the_grammar_of_a_sentence_asked_alone_ends_with_its_first_sentence():
+    from llama_cpp import LlamaGrammar
+    gbnf = restate_grammar()
+    LlamaGrammar.from_string(gbnf, verbose=False)          # llama.cpp accepts it
+    char_class = gbnf.split("pchar ::= ", 1)[1]
+    assert "[^\\n|\"<>\\[\\].!?。]" in char_class and '"." [0-9A-Za-z]' in char_class   # "$2.50" goes on
+    assert f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}} [.!?。]?" in gbnf
 
 
 def test_a_rewording_is_one_statement_and_brings_in_no_name():
