@@ -103,6 +103,11 @@ def commit_subjects(text: str) -> list[Subject]:
 # How much a commit belongs in a changelog (a factor on its salience; 0: it does not)
 CHANGELOG_WEIGHT = 3.0           # it touches the CHANGES file and more: its author listed it there
 DOCS_ONLY_WEIGHT = 0.5           # documentation only: the development logs' changelogs list none, a user may
+# The build's own machinery only (CI workflows, dependabot, issue templates): 19 such commits in the two
+# development logs ("windows-latest から windows-2019 にする", "Bump actions/checkout from 2 to 3"), none in
+# their changelogs; one that the CHANGES file lists too weighs as listed
+CI_FILE = re.compile(r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.travis\.yml$|azure-pipelines\.yml$"
+                     r"|\.buildkite/|Jenkinsfile$)")
 _CHANGELOG_FILE = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES)(?:\.[a-z]+)?$")
 _DOCS_FILE = re.compile(r"(?i)(?:^|/)(?:docs?/.*|README[^/]*|[^/]+\.(?:md|rst|adoc))$")
 # Trial and error on the way to a change, and housekeeping: no changelog of the development logs lists
@@ -146,9 +151,10 @@ def bumped_dependency(subject: str) -> tuple[str, bool] | None:
 def changelog_weight(subjects: list[Subject]) -> dict[int, float]:
     """By each subject's ``start``: how much its commit belongs in the log's changelog (see the module's
     docstring). 1.0 for an ordinary commit, more when it touches the CHANGES file too, less for
-    documentation only; 0.0 for the changelog's bookkeeping, trial and error, housekeeping, the web
-    editor's default message, a reverted commit and its revert, and a dependency bump that a later
-    commit bumps again (the bump kept weighs as the most listed of its dependency's bumps)."""
+    documentation only; 0.0 for the changelog's bookkeeping, the build's CI machinery alone, trial and
+    error, housekeeping, the web editor's default message, a reverted commit and its revert, and a
+    dependency bump that a later commit bumps again (the bump kept weighs as the most listed of its
+    dependency's bumps)."""
     weight = {s.start: 1.0 for s in subjects}
     for s in subjects:
         changelog = [f for f in s.files if _CHANGELOG_FILE.search(f)]
@@ -158,6 +164,8 @@ def changelog_weight(subjects: list[Subject]) -> dict[int, float]:
             weight[s.start] = CHANGELOG_WEIGHT
         elif s.files and all(_DOCS_FILE.search(f) for f in s.files):
             weight[s.start] = DOCS_ONLY_WEIGHT
+        elif s.files and all(CI_FILE.search(f) for f in s.files):
+            weight[s.start] = 0.0
         if _TRIAL.search(s.text) or _HOUSEKEEPING.search(s.text) or _EDITOR_DEFAULT.match(s.text):
             weight[s.start] = 0.0
     for s in subjects:

@@ -244,6 +244,12 @@ CHANGELOG_COMMITS = [
     ("eaad9c39", "2022-01-08 12:00:00 +0900", "コード整理", "", ["src/v4l2_buffers.cpp"]),
     ("d12d8796", "2022-01-09 10:00:00 +0900", "Bump actions/checkout from 2 to 3", "", [".github/workflows/build.yml"]),
     ("b1d4a04e", "2022-01-10 10:00:00 +0900", "Bump actions/checkout from 3 to 4", "", [".github/workflows/build.yml"]),
+    ("5c6d7e8f", "2022-01-11 10:00:00 +0900", "windows-latest から windows-2019 にする", "",
+     [".github/workflows/build.yml", ".github/workflows/daily_build.yml"]),
+    ("6d7e8f90", "2022-01-12 10:00:00 +0900", "softprops/action-gh-release を利用する", "",
+     ["CHANGES.md", ".github/workflows/build.yml"]),
+    ("7e8f9012", "2022-01-13 10:00:00 +0900", "Windows のビルドにアーキテクチャを追加する", "",
+     [".github/workflows/build.yml", "build/windows/CMakeLists.txt"]),
 ]
 
 
@@ -257,7 +263,8 @@ def _weights_by_subject(log):
 def test_a_git_logs_commits_weigh_by_how_much_they_belong_in_its_changelog():
     """The development logs' hand-written changelogs list the commits that touch the CHANGES file, never
     its bookkeeping, a reverted commit, the web editor's "Update README.md", nor a version a later bump
-    replaced, trial and error or housekeeping; documentation-only commits are seldom listed."""
+    replaced, trial and error, housekeeping or the CI machinery alone; documentation-only commits are
+    seldom listed."""
     from precis.engine.documents.commit_log import CHANGELOG_WEIGHT, DOCS_ONLY_WEIGHT, commit_subjects
     for newest_first in (False, True):
         log = _stat_log(CHANGELOG_COMMITS, newest_first)
@@ -275,10 +282,15 @@ def test_a_git_logs_commits_weigh_by_how_much_they_belong_in_its_changelog():
             "cmake のバージョンを 3.27.4 に上げる": CHANGELOG_WEIGHT,   # its dependency was listed in CHANGES
             "cmake のバージョンを上げる": 0.0,                  # later, but names no version
             "バージョン指定せずにやってみる": 0.0, "コード整理": 0.0,       # trial and error, housekeeping
-            "Bump actions/checkout from 2 to 3": 0.0, "Bump actions/checkout from 3 to 4": 1.0,
+            "Bump actions/checkout from 2 to 3": 0.0, "Bump actions/checkout from 3 to 4": 0.0,   # CI alone
+            "windows-latest から windows-2019 にする": 0.0,
+            "softprops/action-gh-release を利用する": CHANGELOG_WEIGHT,     # CI, and listed in CHANGES
+            "Windows のビルドにアーキテクチャを追加する": 1.0,             # CI and the build itself
         }, newest_first
     # a revert of a commit outside the log is a change of its own; one-line logs know reverts by subject
-    assert _weights_by_subject(_stat_log(CHANGELOG_COMMITS[2:]))['Revert "Create codeql-analysis.yml"'] == 1.0
+    outside = [("7433a393", "2021-12-29 11:26:59 +0900", 'Revert "Use the new decoder"',
+                "\nThis reverts commit 0e17c218326b9c3c85e824a4b9d29aadba535357.", ["src/decoder.cpp"])]
+    assert _weights_by_subject(_stat_log(outside + CHANGELOG_COMMITS[3:]))['Revert "Use the new decoder"'] == 1.0
     oneline = 'a1b2c3d Revert "Add the export dialog"\n89abcde Fix the crash on resume\nf012345 Add the export dialog\n'
     assert _weights_by_subject(oneline) == {'Revert "Add the export dialog"': 0.0, "Fix the crash on resume": 1.0,
                                             "Add the export dialog": 0.0}
