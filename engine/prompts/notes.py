@@ -230,6 +230,10 @@ class NotesLayout:
         return _numbered_exchange(MERGE_SYSTEM, rules, "pairs", "Merged notes", example, answer, numbered,
                                   len(pairs))
 
+    def heading_reminder(self) -> str:
+        """Said when a heading is asked again: what its checks hold it to."""
+        return HEADING_REMINDER_JA if is_japanese(self.language) else HEADING_REMINDER
+
     def heading_messages(self, notes: list[tuple[int, str]], section: str = "", reminder: str = "") -> list[dict]:
         """A heading for a run of consecutive notes: what they are about, in a few words."""
         numbered = "\n".join(f"[{i}] {point}" for i, point in notes)
@@ -258,6 +262,8 @@ def _numbered_exchange(system: str, rules: str, tag: str, label: str, example: s
 
 
 HEADING_CHARS = (3, 80)
+HEADING_REMINDER = "Use only words and numbers written in the notes: a few words naming their topic."
+HEADING_REMINDER_JA = "メモに書かれた言葉と数字だけを使い、話題を短く名づけること。"
 HEADING_WORDS = 6              # asked for; the 1.5B model often writes 10-12 (the grammar's bound cuts them)
 
 

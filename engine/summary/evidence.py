@@ -179,11 +179,16 @@ def spelled_numbers(text: str) -> set[str]:
     return found
 
 
+_SHORT_YEAR = re.compile(r"(?<![\w'])'(\d{2})\b")       # "fiscal '21"
+
+
 def numbers_held(text: str, source: str) -> bool:
-    """Every number of ``text`` occurs in ``source`` (in digits or spelled out, with or without separators)."""
+    """Every number of ``text`` occurs in ``source`` (in digits or spelled out, with or without separators;
+    a year written short, "fiscal '21", holds 2021)."""
     held = spelled_numbers(source)
     for n in _NUMBER.findall(source):     # "3,000.50" stands for 3000.50, 3000 and 3,000 alike
         held |= {n, n.replace(",", ""), *re.split(r"[.,]", n)}
+    held |= {century + yy for yy in _SHORT_YEAR.findall(source) for century in ("19", "20")}
     return all(n in held or n.replace(",", "") in held for n in _NUMBER.findall(text))
 
 

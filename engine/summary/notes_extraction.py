@@ -110,7 +110,7 @@ def verify_notes(reply: str, part: str, part_offset: int, document: str, part_in
             continue
         # a point in another language is not a note of this part: of a Japanese git log the 1.5B model
         # wrote English notes on Japanese quotes, and rolling's fallback folded them into the summary
-        if not point_supported(point, part, part_words) or _says_nothing(point, quote) or \
+        if unfinished(point) or not point_supported(point, part, part_words) or _says_nothing(point, quote) or \
                 copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE or \
                 wrong_language(point, part, language):
             check.unsupported.append(point)
@@ -233,7 +233,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                     shown: list[str] | None = None, retry: bool = False):
     """Generator; returns the extracts, each with the model's short rewording as its point where that
     rewording checks out (its numbers and most of its words in the sentence, no name the part does not
-    hold, in the language asked for, not a copy of it, not cut off by the grammar's bound). ``shown``: the
+    hold, in the language asked for, not a copy of it, not unfinished). ``shown``: the
     sentences as the model sees them (with their speaker). ``retry``: the sentences whose rewording was
     refused are asked once more, greedy, with a reminder, and those refused again one at a time
     (``restate_extracts``).
@@ -246,7 +246,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     part_norm = normalise(part)
 
     def passes(point: str, i: int) -> bool:
-        return bool(point) and not cut_at_bound(point) and point_supported(point, sentences[i]) \
+        return bool(point) and not unfinished(point) and point_supported(point, sentences[i]) \
             and not _says_nothing(point, kept[i].quote) and not invented_names(point, part) \
             and not wrong_language(point, sentences[i], layout.language) \
             and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
@@ -295,10 +295,20 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
     return kept
 
 
-def cut_at_bound(point: str) -> bool:
-    """A point as long as the grammar allows that does not end a sentence was cut there, mid-phrase ("...,
-    adjusted operating margin rose significantly, and adjusted"): not a note to keep."""
-    return len(point) >= POINT_CHARS[1] - 1 and not re.search(r"[.!?。！？)）」]$", point)
+_DANGLING = re.compile(r"(?:[,;:、]|\b(?:and|or|but|the|a|an|of|to|with|for|that|because|as))\s*$", re.I)
+# the model commenting on its own note: "... and s (likely referring to strawberries) are mentioned"
+_ASIDE = re.compile(r"[(（][^)）]*\b(?:likely|probably|possibly|presumably|referring|refers|perhaps|maybe|"
+                    r"typo|i\.e\.|assum\w*)\b", re.I)
+
+
+def unfinished(point: str) -> bool:
+    """A point that does not stand as a note: cut mid-phrase where the grammar's bound ended it ("...,
+    adjusted operating margin rose significantly, and adjusted"), ending on a comma or a word that needs
+    more ("Marketing: Because I don't seem to be convinced,"), or carrying the model's comment on it
+    ("(likely a typo)"). All three stood in development summaries (bench/results/quality-final6.json)."""
+    point = point.strip()
+    cut = len(point) >= POINT_CHARS[1] - 1 and not re.search(r"[.!?。！？)）」]$", point)
+    return cut or bool(_DANGLING.search(point)) or bool(_ASIDE.search(point))
 
 
 def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]:

@@ -114,9 +114,11 @@ _CHINESE_AND = re.compile(rf"(?:(?<={_NOUN_END})|(?<={_NOUN_END} ))(?<![付授�
 
 
 def _shorter_japanese_heading(heading: str) -> str:
-    """A Japanese heading with "と" for Qwen's Chinese "与", cut where its main phrase ends when it is long
-    ("装置の更新と修正：AV1 デコーダ追加、タイポ修正、..." -> "装置の更新と修正")."""
+    """A Japanese heading with "と" for Qwen's Chinese "与" and "バージョン" for its "版本", cut where its
+    main phrase ends when it is long ("装置の更新と修正：AV1 デコーダ追加、タイポ修正、..." -> "装置の更新と修正")."""
     heading = _CHINESE_AND.sub("と", heading)
+    # Chinese "版本" ("version": "C++ 版本更新与 Boost 更新"); in Japanese a woodblock print, never a version
+    heading = heading.replace("版本", "バージョン")
     if len(heading) <= JA_HEADING_SHOWN_CHARS:
         return heading
     cut = next((m.start() for m in _JA_PHRASE_BREAK.finditer(heading) if m.start() >= 4), None)
@@ -157,7 +159,19 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
     written.results.append(result)
     heading, problems = heading_problems(result.reply, notes, layout.language)
     if problems:
+        # once more with what was wrong: the first answer is often a fair heading with one slip, a year
+        # the notes do not write or a word of none of them ("Fiscal Year 2021 Recap and Future Plans")
+        ctx.check_cancel()
         written.flags += ["heading_" + p for p in problems]
+        again = yield from ctx.call(index, layout.heading_messages([(n.id, n.point) for n in notes], section,
+                                                                   layout.heading_reminder()),
+                                    HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
+        written.results.append(again)
+        retried, problems = heading_problems(again.reply, notes, layout.language)
+        if not problems:
+            heading = retried
+            written.flags.append("heading_retried")
+    if problems:
         heading = parts_heading(notes, layout.language)[3:]
         yield CollapseDetected(index, problems, 0, len(result.reply), 1,
                                f"the section's heading failed its checks ({', '.join(problems)})")

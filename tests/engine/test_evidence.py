@@ -21,7 +21,7 @@ from precis.engine.summary.evidence import (
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import cut_at_bound, first_sentence, invented_names
+from precis.engine.summary.notes_extraction import first_sentence, invented_names, unfinished
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
@@ -124,13 +124,23 @@ def test_a_transcripts_spelled_numbers_support_a_notes_digits():
     said = "Marketing: and together we evaluate it from one to seven ."
     assert point_supported("Marketing evaluates it from 1 to 7", said)
     assert not point_supported("Marketing evaluates it from 1 to 8", said)
+    # a year written short holds the year, in a point or a heading ("Fiscal Year 2021 Recap")
+    assert point_supported("Shares were bought back in 2021", "We bought back shares in fiscal '21.")
+    assert not point_supported("Shares were bought back in 2022", "We bought back shares in fiscal '21.")
 
 
-def test_a_rewording_cut_mid_phrase_by_the_grammars_bound_is_seen_as_cut():
+def test_a_point_cut_mid_phrase_left_hanging_or_commented_on_is_unfinished():
     cut = "On a full-year basis, organic net sales increased materially compared to the previous year, adjusted " \
           "operating margin rose significantly, and adjusted"
-    assert len(cut) == POINT_CHARS[1] and cut_at_bound(cut)
-    assert not cut_at_bound(cut[:-len(", and adjusted")] + ".") and not cut_at_bound("Organic net sales rose")
+    assert len(cut) == POINT_CHARS[1] and unfinished(cut)
+    assert not unfinished(cut[:-len(", and adjusted")] + ".") and not unfinished("Organic net sales rose")
+    assert unfinished("Marketing: Because I don't seem to be convinced,")
+    assert unfinished("The commit 81c66d34 corrected the content of a")
+    assert unfinished("Industrial Designer suggests new materials and s (likely referring to strawberries) are mentioned")
+    assert unfinished("JetPack を 4.6 に変更し、")
+    assert not unfinished("Ben prefers a rubber case (titanium costs too much)")
+    assert not unfinished("The remote comes in a banana shape, as agreed")
+    assert not unfinished("SDL を 2.0.20 に上げる")
 
 
 def test_the_grammar_of_a_sentence_asked_alone_ends_with_its_first_sentence():
@@ -204,6 +214,7 @@ def test_a_japanese_heading_says_and_in_japanese_and_is_cut_at_its_list():
         "コマンドの変更与 setup-python の削除": "コマンドの変更と setup-python の削除",
         "Sora Labo データベースの更新与拡張": "Sora Labo データベースの更新と拡張",
         "装置の更新与修正：AV1 デコーダ追加、タイポ修正、VPL 初期化修正、カメラ管理設定、DMA とメモ": "装置の更新と修正",
+        "C++ 版本更新と Boost 更新": "C++ バージョン更新と Boost 更新",
         "権限の付与と寄与度の分析": "権限の付与と寄与度の分析",            # Japanese words with the kanji stay
         "H264 デコーダーの動いてそうな雰囲気になった": "H264 デコーダーの動いてそうな雰囲気になった",
     }

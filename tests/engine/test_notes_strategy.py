@@ -196,7 +196,9 @@ def test_a_heading_call_that_only_chats_is_replaced_by_the_parts_it_covers():
         return diligent(call)
     rt, plan, state, events = _notes_run(chatty, sessions=3, preset="generic")      # a bullet per note
     write = _records(events)[-1]
-    assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 1
+    # asked once more with the reminder, chatty again: the parts it covers
+    assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 2
+    assert "heading_retried" not in write.flags
     assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["parts_heading"]
     summary = state.summaries["day.txt"]
     assert "Here is" not in summary and "?" not in summary
@@ -213,6 +215,17 @@ def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_sup
     summary = state.summaries["day.txt"]
     assert "1887" not in summary and "chat" not in summary
     assert "heading_unsupported" in _records(events)[-1].flags
+
+    def slips_once(call):     # a year the notes do not write, then, reminded, their own words
+        if call.kind == "write":
+            reminded = "(Use only words and numbers written in the notes" in call.prompt
+            return "## Budget sign-off for the projects\n" if reminded else "## Budget sign-off of 1887\n"
+        return diligent(call)
+    rt, plan, state, events = _notes_run(slips_once, sessions=2, preset="generic")
+    write = _records(events)[-1]
+    assert {"heading_unsupported", "heading_retried"} <= set(write.flags) and write.attempts == 2
+    assert state.summaries["day.txt"].splitlines()[0] == "## Budget sign-off for the projects"
+    assert not [e for e in events if isinstance(e, RoundRepaired)]
 
     def naming(call):
         if call.kind == "write":
