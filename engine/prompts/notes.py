@@ -61,8 +61,8 @@ def reword_grammar(count: int) -> str:
 
 def restate_grammar() -> str:
     """GBNF of one note, bounded like a reworded note's point, that ends where its first sentence does: alone,
-    the 1.5B model ran on after its note ("... based on the release. This is a significant update. It's") to
-    the bound, generating three times the tokens that were kept. A full stop inside a number or an
+    the 1.5B model ran on after its note ("... based on the release. This is a significant update. It's
+    important to,") to the bound, up to twice the tokens that were kept. A full stop inside a number or an
     abbreviation ("$2.50", "U.S.") goes on."""
     lo, hi = POINT_CHARS
     return "\n".join([
