@@ -102,12 +102,13 @@ def commit_subjects(text: str) -> list[Subject]:
 
 # How much a commit belongs in a changelog (a factor on its salience; 0: it does not)
 CHANGELOG_WEIGHT = 3.0           # it touches the CHANGES file and more: its author listed it there
-DOCS_ONLY_WEIGHT = 0.5           # documentation only: the development logs' changelogs list none, a user may
+# Documentation only: the development logs' changelogs list none, but a reader may want a new guide named
+DOCS_ONLY_WEIGHT = 0.5
 # The build's own machinery only (CI workflows, dependabot, issue templates): 19 such commits in the two
 # development logs ("windows-latest から windows-2019 にする", "Bump actions/checkout from 2 to 3"), none in
 # their changelogs; one that the CHANGES file lists too weighs as listed
-CI_FILE = re.compile(r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.travis\.yml$|azure-pipelines\.yml$"
-                     r"|\.buildkite/|Jenkinsfile$)")
+_CI_FILE = re.compile(r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.travis\.yml$|azure-pipelines\.yml$"
+                      r"|\.buildkite/|Jenkinsfile$)")
 _CHANGELOG_FILE = re.compile(r"(?i)(?:^|/)(?:CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES)(?:\.[a-z]+)?$")
 _DOCS_FILE = re.compile(r"(?i)(?:^|/)(?:docs?/.*|README[^/]*|[^/]+\.(?:md|rst|adoc))$")
 # Trial and error on the way to a change, and housekeeping: no changelog of the development logs lists
@@ -164,7 +165,7 @@ def changelog_weight(subjects: list[Subject]) -> dict[int, float]:
             weight[s.start] = CHANGELOG_WEIGHT
         elif s.files and all(_DOCS_FILE.search(f) for f in s.files):
             weight[s.start] = DOCS_ONLY_WEIGHT
-        elif s.files and all(CI_FILE.search(f) for f in s.files):
+        elif s.files and all(_CI_FILE.search(f) for f in s.files):
             weight[s.start] = 0.0
         if _TRIAL.search(s.text) or _HOUSEKEEPING.search(s.text) or _EDITOR_DEFAULT.match(s.text):
             weight[s.start] = 0.0
