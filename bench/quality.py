@@ -26,6 +26,7 @@ RESULTS = ROOT / "bench" / "results"
 QUICK_SET = ["qmsum/val_ES2006c", "qmsum/val_IS1006d", "squality/dev_51274", "ectsum/val_CAG_q4_2021",
              "momo_project_log/2021.6.0..2022.1.0"]
 STRATEGIES = ["plain", "rolling", "map-reduce", "notes"]
+GUARDED = ("rolling", "map-reduce")   # the strategies whose failed parts fall back to notes
 PRESET_FOR_KIND = {"meeting_transcript": "meeting-minutes", "earnings_call_transcript": "meeting-minutes",
                    "long_story": "generic", "novel": "generic", "project_log": "project-log",
                    "ai_assistant_chat_log": "conversation-archive"}
@@ -64,7 +65,7 @@ class SharedRuntime:
 
 
 def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
-               chunk_tokens: int | None, seed: int = 0) -> tuple[str, dict]:
+               chunk_tokens: int | None, seed: int = 0, notes_after_failures: int | None = None) -> tuple[str, dict]:
     from precis.engine.documents.loading import load_document
     from precis.models.session.job import RunReported, run_job
     from precis.models.session.request import RunRequest
@@ -73,6 +74,8 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
     request = RunRequest(files=[str(source)], model=str(model), n_ctx=n_ctx, strategy=strategy,
                          preset=PRESET_FOR_KIND.get(doc["kind"], "generic"), date="2026-11-30",
                          max_chunk_tokens=chunk_tokens, seed=seed)
+    if notes_after_failures is not None:
+        request = request.with_changes(notes_after_failures=notes_after_failures)
     started = time.perf_counter()
     reported = None
     for event in run_job(request, [load_document(source)], shared):
@@ -112,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0],
                    help="sampling seeds for Precis's strategies, one run each (the plain loop is greedy: one run); "
                         "how far one document's figures move from draw to draw")
+    p.add_argument("--notes-after-failures", type=int, nargs="+", default=[None], metavar="N",
+                   help="rolling and map-reduce: failed parts in a row before the rest go straight to notes "
+                        "(default: the product's); several values run each, side by side (\"rolling, notes after 0\")")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.quality_metrics import score
@@ -131,15 +137,19 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PRECIS_HOME"] = str(args.keep.resolve() if args.keep else Path(tmp) / "home")
         for doc_id in args.docs:
             doc = load_doc(doc_id)
-            for strategy, seed in [(s, seed) for s in args.strategy for seed in ([0] if s == "plain" else args.seeds)]:
-                print(f"[quality] {doc_id} · {strategy}" + (f" · seed {seed}" if len(args.seeds) > 1 else ""),
+            for strategy, seed, after in [(s, seed, after) for s in args.strategy
+                                          for seed in ([0] if s == "plain" else args.seeds)
+                                          for after in (args.notes_after_failures if s in GUARDED else [None])]:
+                label = strategy if after is None else f"{strategy}, notes after {after}"
+                print(f"[quality] {doc_id} · {label}" + (f" · seed {seed}" if len(args.seeds) > 1 else ""),
                       file=sys.stderr, flush=True)
                 if strategy == "plain":
                     summary, stats = run_plain(shared, model, doc, args.n_ctx)
                 else:
                     summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens,
-                                                seed)
+                                                seed, after)
                     stats["seed"] = seed
+                strategy = label
                 scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"],
                                doc["lang"] == "ja")
                 results["runs"].append({"doc": doc_id, "kind": doc["kind"], "lang": doc["lang"], "strategy": strategy,

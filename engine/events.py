@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass, field, fields
 # "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language",
 # "unverified_notes", "unlinked"; outcomes "repaired" (a stricter retry passed), "notes_fallback" (the
 # part's verified notes folded in), "extracted" (no note verified: the part's key sentences verbatim),
-# "kept_parts" (a failed merge keeps its parts), "noise_skipped", "scaffold_stripped".
+# "kept_parts" (a failed merge keeps its parts), "notes_direct" (not asked to rewrite: the parts before it
+# failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped".
 
 
 @dataclass
@@ -40,7 +41,8 @@ class RoundRecord:
     notes_repeats: int = 0
     notes_located: int = 0          # of the kept: evidence found by the point's words, the model's quote was not
     flags: list[str] = field(default_factory=list)
-    stopped_by: str = ""
+    stopped_by: str = ""            # why the round's last model call stopped ("eos", "max_tokens", "loop", "copy")
+    call_stops: list[str] = field(default_factory=list)   # why each of its model calls stopped, in order
     summary: str = ""               # the summary text after this round
     summary_in: str = ""            # the summary it received
     reply: str = ""                 # the model's last raw reply (differs from summary when repaired)

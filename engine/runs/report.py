@@ -107,6 +107,7 @@ class RunReport:
             "collapses": self.collapses,
             "compactions": [r.index for r in rounds if r.kind == "compaction"],
             "noise_skipped": [r.index for r in rounds if "noise_skipped" in r.flags],
+            "notes_direct": [r.index for r in rounds if "notes_direct" in r.flags],
             "prefix_reuse": self.prefix_reuse,
             "totals": self.totals,
             "facts": {name: {"kept": c.kept, "changed": c.changed, "lost": c.lost, "items": c.items}

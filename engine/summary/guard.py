@@ -35,6 +35,11 @@ class GuardSettings:
     repeat_lines: int = 3              # the same non-trivial line this many times: a loop
     dropped_fact_share: float = 0.5    # more than this share of the previous summary's facts missing
     min_previous_facts: int = 4
+    # After this many parts in a row whose rewrite failed twice (each salvaged as its notes), the rest of the
+    # document's parts are taken as notes straight away, the model no longer asked to rewrite (0: always
+    # asked). Qwen2.5-Coder-1.5B failed 4 of 5 rolling rounds and 5 of 6 maps on development documents,
+    # each failed part costing two long attempts before its notes (docs/quality.md, "Giving up on rewrites").
+    notes_after_failed_parts: int = 2
 
 
 def clean_reply(reply: str) -> str:

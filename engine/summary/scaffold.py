@@ -1,8 +1,8 @@
 """Scaffolding and chatter in a reply: the prompt's own structure or talk to the reader instead of
 (or around) the summary. Measured with Qwen2.5-Coder-1.5B: "The existing summary is: (none yet: this
 is the first part)", "New content adds:", a closing </existing_summary> tag, "Do you want to add the
-additional details?". Such lines are removed from every reply, counted, and a reply that is mostly
-scaffolding is a failed round.
+additional details?", a Japanese log's English rolling summary headed "### New Content". Such lines
+are removed from every reply, counted, and a reply that is mostly scaffolding is a failed round.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ _LINE_PATTERNS = [
     r"</?[a-z_]{3,40}(?:\s[^<>]{0,80})?>",                                 # <existing_summary>, </new_content>
     r"\b(?:existing|previous|updated|complete) (?:summary|minutes)\b",
     r"^\W*(?:existing summary|new content|updated summary|summary|minutes|notes)(?: for this (?:round|part))?\s*:\s*$",
+    r"^\W*(?:existing summary|new content|updated summary|previous summary)\W*$",   # "### New Content"
     r"\(none yet",
     r"\bnew content (?:for this round|adds)\b",
     r"\b(?:here is|here's|here are|below is|below are|as requested|i have (?:updated|summarized|added))\b",

@@ -80,6 +80,10 @@ class RunRequest:
     collapse_ratio: float = option(GuardSettings.shrink_ratio, "a round whose summary is shorter than this share of "
                                    "the previous one is a collapse", flag="--collapse-ratio", type=float,
                                    commands=(SUMMARIZE,), metavar="R")
+    notes_after_failures: int = option(GuardSettings.notes_after_failed_parts, "rolling and map-reduce: after this "
+                                       "many parts in a row whose rewrite failed twice, take the document's remaining "
+                                       "parts straight as notes (0: keep asking for rewrites)",
+                                       flag="--notes-after-failures", type=int, commands=(SUMMARIZE,), metavar="N")
     max_rounds: int = option(10_000, "hard cap on model rounds", flag="--max-rounds", type=int, commands=(SUMMARIZE,),
                              metavar="N")
     seed: int = option(SamplingParams.seed, "sampling seed: the same seed, model, document and options give the "
@@ -144,6 +148,8 @@ class RunRequest:
             raise BadInput("--chunk-tokens must be at least 256.")
         if not 0 < self.collapse_ratio < 1:
             raise BadInput(f"--collapse-ratio must be between 0 and 1, not {self.collapse_ratio}.")
+        if self.notes_after_failures < 0:
+            raise BadInput("--notes-after-failures must be 0 (keep asking for rewrites) or more.")
         if self.max_rounds < 1:
             raise BadInput("--max-rounds must be at least 1.")
         if self.date:

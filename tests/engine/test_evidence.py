@@ -82,6 +82,9 @@ def test_scaffolding_is_stripped_and_content_kept():
                                  "- Mika will send the notice by Monday.", "## Decisions", "- Use a wind dynamo."]
     assert len(removed) == 4 and scaffold_lines(text) == []
     assert not scaffold_lines("- The new part is made of rubber, and the case is a new design.")
+    # a prompt label as a heading, no colon (a rolling summary of a development log began so)
+    assert strip_scaffold("### New Content\n\n#### Area 1: Documentation\n- FAQ.md updated")[1] == ["### New Content"]
+    assert not scaffold_lines("## New content management system")
 
 
 def test_a_sentence_whose_subject_is_the_prompts_content_tag_keeps_its_content():

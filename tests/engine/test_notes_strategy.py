@@ -550,3 +550,26 @@ def test_a_note_in_another_language_than_its_part_is_refused():
     assert check.unsupported == ["The JetPack version of the build settings was changed to 4.6"]
     asked_english = verify_notes(reply, part, 0, "log", 0, 1, LineIndex(part), [], "English")
     assert "ビルド設定で JetPack を 4.6 にした" in asked_english.unsupported        # asked for English
+
+
+def test_an_english_rolling_round_of_a_japanese_git_log_is_in_the_wrong_language():
+    """A log's parts are mostly Latin letters (hashes, authors, diffstat paths), its prose Japanese: a
+    rolling round that summarised the development log in English passed the language check when the
+    part's letters were judged instead of its sentences."""
+    from precis.engine.summary.language import script_of
+    files = "".join(f" src/hwenc_jetson/jetson_v4l2_capturer_{n}.cpp | 4 ++--\n" for n in range(6))
+    log = "".join(f"commit {i:07x}f\nAuthor: tnoho\nDate:   2021-12-29 05:38:27 +0000\n\n{subject}\n- {body}\n\n"
+                  f"{files} 6 files changed, 12 insertions(+)\n" for i, (subject, body) in enumerate(GIT_LOG_COMMITS))
+    english = "- Updated JetPack to version 4.6 and SDL to 2.0.20 in the build configuration files."
+
+    def english_rounds(call):
+        return english if call.kind == "round" else diligent(call)
+    rt = FakeRuntime(script=english_rounds)
+    plan = make_plan(rt, log, preset="project-log")
+    doc = plan.documents[0]
+    assert script_of(log[doc.chunks[0].start_char:doc.chunks[0].end_char]) == "latin"     # the trap
+    state, options = start(rt, plan)
+    events = run_all(rt, plan, state, options)
+    flagged = [e for e in events if isinstance(e, CollapseDetected)]
+    assert flagged and all("wrong_language" in e.flags for e in flagged)
+    assert "Updated JetPack" not in state.summaries["day.txt"]

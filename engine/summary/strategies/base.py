@@ -24,6 +24,8 @@ from precis.engine.summary.scaffold import strip_scaffold
 if TYPE_CHECKING:   # the run state is handed in; the strategies never load or create one
     from precis.engine.runs.state import RunState
 
+# A part's content reached the summary as its notes (or sentences), not as the model's prose
+SALVAGE_FLAGS = ("notes_fallback", "extracted")
 TOKEN_EVENT_SECONDS = 0.25        # TokensGenerated at most this often: the GUI repaints, never floods
 LOOP_CHECK_TOKENS = 32            # check for a repetition loop every this many generated tokens
 
@@ -154,29 +156,51 @@ class RunContext:
             attempts=len(results), flags=flags,
             first_call_reused=results[0].stats.reused_tokens if results else -1,
             stopped_by=last.stats.stopped_by if last else "",
+            call_stops=[r.stats.stopped_by for r in results],
             summary=summary, summary_in=summary_in, reply=last.raw if last else "",
             **note_counts(self._fallback_checks.pop(index, None)))
 
     # ----- a guarded round: call, check, retry stricter, fall back to the part's notes -------------
+    def rewrites_given_up(self, document: str, kind: str) -> bool:
+        """Whether the document's next part of this kind goes straight to its notes: the last
+        ``guard.notes_after_failed_parts`` parts of that kind (the ones the model was asked about; noise
+        skipped does not count) each fell back to their notes. Read from the recorded rounds, so a
+        resumed run goes on as it stopped."""
+        n = self.guard.notes_after_failed_parts
+        asked = [r for r in self.state.rounds_of(document, kind) if "noise_skipped" not in r.flags]
+        return n > 0 and len(asked) >= n and all(
+            any(f in r.flags for f in SALVAGE_FLAGS) for r in asked[-n:])
+
     def guarded_round(self, index: int, kind: str, messages_for, previous: str, source: str, max_tokens: int,
-                      total: int, chunk_index: int, chunk_tokens: int, fallback, first=None):
+                      total: int, chunk_index: int, chunk_tokens: int, fallback, first=None, direct=False,
+                      language: str | None = None):
         """Generator for one round with collapse repair. ``messages_for(reminder)`` builds the prompt.
 
         ``first``: the first attempt, already sent by a worker (parallel map calls); checks, the retry and
-        the fallback run here, in order, as for any round.
+        the fallback run here, in order, as for any round. ``language``: the one the reply must be in
+        (``document_language``; None: the user's, else the script of ``source``). ``direct``: the model is
+        not asked to rewrite (``rewrites_given_up``): the part goes to ``fallback`` at once, flagged
+        "notes_direct".
         Returns (summary, results, flags): the accepted reply; on a second failure, what ``fallback(results)``
         (a generator) returns: for a part, the previous summary with this part's verified notes folded in,
         so a failed round never loses its part.
         """
         results: list[CallResult] = []
         yield RoundStarted(index, kind, chunk_index, total, chunk_tokens, len(previous), source, previous, 1)
+        if direct:
+            n = self.guard.notes_after_failed_parts
+            summary, how, note = yield from fallback(results)
+            yield RoundRepaired(index, how, len(summary),
+                                f"{note}; not asked to rewrite: the model's rewrites of the {n} parts before "
+                                f"failed twice each, so the document's remaining parts are taken as notes")
+            return summary, results, ["notes_direct", how]
         watch = CopyWatch(source, previous)
         if first is not None:             # sent ahead by a worker (``first``: a future of the CallResult)
             result = yield from self.prefetched(index, first)
         else:
             result = yield from self.call(index, messages_for(""), max_tokens, self.sampling, watch)
         results.append(result)
-        flags, detail = self._check(previous, result, source)
+        flags, detail = self._check(previous, result, source, language)
         if not flags:
             return result.reply, results, (["scaffold_stripped"] if result.scaffold else [])
         yield CollapseDetected(index, flags, len(previous), len(result.reply), 1, detail)
@@ -185,7 +209,7 @@ class RunContext:
         retry = yield from self.call(index, messages_for(retry_reminder(flags, previous, max_tokens)), max_tokens,
                                      self.strict_sampling, watch)
         results.append(retry)
-        flags2, detail2 = self._check(previous, retry, source)
+        flags2, detail2 = self._check(previous, retry, source, language)
         if not flags2:
             yield RoundRepaired(index, "retry", len(retry.reply), f"retry passed (first attempt: {detail})")
             return retry.reply, results, flags + ["repaired"] + (["scaffold_stripped"] if retry.scaffold else [])
@@ -195,7 +219,8 @@ class RunContext:
         yield RoundRepaired(index, how, len(summary), f"{note} (the model's replies failed: {detail2})")
         return summary, results, sorted(set(flags + flags2)) + [how]
 
-    def _check(self, previous: str, result: CallResult, source: str) -> tuple[list[str], str]:
+    def _check(self, previous: str, result: CallResult, source: str,
+               language: str | None = None) -> tuple[list[str], str]:
         flags, detail = check_reply(previous, result.reply, source, hit_max_tokens=result.stats.hit_max_tokens,
                                     rules=self.layout.preset.rules, settings=self.guard,
                                     labels=(self.layout.preset.content_label,))
@@ -212,7 +237,7 @@ class RunContext:
             flags.append("scaffold")
             details.append(f"{len(result.scaffold)} lines of prompt scaffolding or chatter: "
                            f"{result.scaffold[0][:60]!r}")
-        if result.reply and wrong_language(result.reply, source or previous, self.layout.language):
+        if result.reply and wrong_language(result.reply, source or previous, language or self.layout.language):
             flags.append("wrong_language")
             details.append("the reply is not in the document's language" if not self.layout.language
                            else f"the reply is not in {self.layout.language}")
@@ -253,6 +278,15 @@ class RunContext:
             note += (f"; {left} did not fit under the summary cap: {'it is' if left == 1 else 'they are'} kept in "
                      "the run report's evidence and the summary file's notes")
         return _join(previous, folded), how, note
+
+
+def document_language(ctx: RunContext, doc) -> str | None:
+    """The language a document's replies are asked and checked in: the one the user asked for, else the
+    document's own, named when Precis can tell it by script (Japanese) from its sentences. A Japanese git
+    log is mostly Latin hashes, authors and file paths: judged by all its letters, its parts passed for
+    Latin text, and rolling rounds that summarised one in English passed the language check."""
+    from precis.engine.summary.salience import prose_language
+    return ctx.layout.language or prose_language(doc.text)
 
 
 def note_counts(check) -> dict:

@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.summary.guard import CopyWatch
-from precis.engine.summary.strategies.base import RunContext, pack_consecutive
+from precis.engine.summary.strategies.base import RunContext, document_language, pack_consecutive
 
 MAX_DEPTH = 6
 
@@ -26,6 +26,7 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     finished = {(r.kind, r.chunk_index): r for r in ctx.state.rounds_of(doc.name)}
     partials: list[str] = []
     cap = map_cap(ctx)
+    language = document_language(ctx, doc)
     pending = [c for c in doc.chunks if ("map", c.index) not in finished]
     with MapPrefetch(ctx, doc, pending, cap) as prefetch:
         for chunk in doc.chunks:
@@ -35,12 +36,13 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             ctx.check_cancel()
             source = doc.text[chunk.sent_start_char:chunk.end_char]
             index = ctx.next_index()
+            direct = ctx.rewrites_given_up(doc.name, "map")
             summary, results, flags = yield from ctx.guarded_round(
                 index, "map", lambda reminder, source=source: ctx.layout.map_messages(source, reminder), "", source,
                 cap, total_rounds, chunk.index, chunk.tokens,
                 fallback=lambda results, source=source, chunk=chunk, index=index:
                     ctx.part_notes_fallback(results, index, "map", doc, chunk, source, "", total_rounds),
-                first=prefetch.first_attempt(chunk))
+                first=None if direct else prefetch.first_attempt(chunk), direct=direct, language=language)
             yield ctx.finish_round(ctx.record(index, "map", doc.name, chunk, "", summary, results, flags),
                                    doc.name, summary)
             partials.append(summary)
@@ -65,7 +67,7 @@ def run_map_reduce(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             summary, results, flags = yield from ctx.guarded_round(
                 index, "merge", lambda reminder, g=group: ctx.layout.merge_messages(g, reminder), "", joined,
                 ctx.budget.summary_out_cap, total_rounds, -1, ctx.count(joined),
-                fallback=lambda results, joined=joined: _keep_parts(joined))
+                fallback=lambda results, joined=joined: _keep_parts(joined), language=language)
             yield ctx.finish_round(ctx.record(index, "merge", doc.name, None, joined, summary, results,
                                               flags + [f"level_{depth}"]), doc.name, summary)
             merged.append(summary)

@@ -35,8 +35,8 @@ from precis.engine.summary.compaction import (
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex, salient_notes_for_part
-from precis.engine.summary.salience import DocumentWeights, prose_language
-from precis.engine.summary.strategies.base import RunContext, note_counts
+from precis.engine.summary.salience import DocumentWeights
+from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
 
@@ -138,12 +138,6 @@ def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], 
 
 def bullets_text(bullets: list[Bullet]) -> str:
     return "\n".join(f"- {b.point} [{', '.join(map(str, b.ids))}]" for b in bullets)
-
-
-def document_language(ctx: RunContext, doc: PlannedDocument) -> str | None:
-    """The language the notes and headings are asked in: the one the user asked for, else the document's
-    own, named when Precis can tell it by script (Japanese)."""
-    return ctx.layout.language or prose_language(doc.text)
 
 
 def _next_id(notes: list[Note]) -> int:

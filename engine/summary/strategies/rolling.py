@@ -10,7 +10,7 @@ from precis.engine.planning.run_plan import COMPACTION_THRESHOLD, PlannedDocumen
 from precis.engine.summary.facts import fact_keys
 from precis.engine.summary.guard import check_reply
 from precis.engine.summary.noise import is_noise
-from precis.engine.summary.strategies.base import RunContext
+from precis.engine.summary.strategies.base import RunContext, document_language
 
 # A compaction is accepted when it is at least this share of the original length and keeps this
 # share of its names, numbers and dates; otherwise the original stays (and the next round may fall back to notes).
@@ -22,6 +22,7 @@ def run_rolling(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "round")}
     summary = ctx.state.summaries.get(doc.name, "")
     rejected = None   # a summary the model failed to compact is not sent to compaction again
+    language = document_language(ctx, doc)
     mine = ctx.state.rounds_of(doc.name)
     if mine and mine[-1].kind == "compaction" and "compaction_rejected" in mine[-1].flags:
         rejected = summary    # resumed right after a rejected compaction: do not redo it
@@ -49,7 +50,8 @@ def run_rolling(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
                 previous, source, reminder),
             previous, source, ctx.budget.summary_out_cap, total_rounds, chunk.index, chunk.tokens,
             fallback=lambda results, previous=previous, source=source, chunk=chunk, index=index:
-                ctx.part_notes_fallback(results, index, "round", doc, chunk, source, previous, total_rounds))
+                ctx.part_notes_fallback(results, index, "round", doc, chunk, source, previous, total_rounds),
+            direct=ctx.rewrites_given_up(doc.name, "round"), language=language)
         record = ctx.record(index, "round", doc.name, chunk, previous, summary, results, flags)
         yield ctx.finish_round(record, doc.name, summary)
 

@@ -5,7 +5,7 @@ from precis.engine.errors import BadInput
 from precis.engine.planning.chunking import Chunk
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.prompts.layout import WORST_REMINDER
-from precis.engine.summary.strategies.base import RunContext
+from precis.engine.summary.strategies.base import RunContext, document_language
 
 
 def run_stuff(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
@@ -25,5 +25,6 @@ def run_stuff(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         index, "stuff", lambda reminder: ctx.layout.map_messages(doc.text, reminder), "", doc.text,
         b.summary_out_cap, total_rounds, 0, doc.tokens,
         fallback=lambda results: ctx.part_notes_fallback(results, index, "stuff", doc, whole, doc.text, "",
-                                                          total_rounds))
+                                                          total_rounds),
+        language=document_language(ctx, doc))
     yield ctx.finish_round(ctx.record(index, "stuff", doc.name, whole, "", summary, results, flags), doc.name, summary)
