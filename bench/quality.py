@@ -89,7 +89,10 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "outcome": reported.outcome, "seconds": round(seconds, 1), "rounds": len(report.rounds),
         "failed_rounds": len(report.collapses), "salvaged_rounds": report.salvaged_rounds,
         "prompt_tokens_per_doc_token": round(report.totals["prompt_evaluated"] / max(1, doc_tokens), 2),
-        "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals}
+        "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals,
+        # each round as run.json has it, without its texts: what each round cost and how its calls stopped
+        "round_details": [{k: getattr(r, k) for k in ("kind", "chunk_index", "flags", "attempts", "seconds",
+                                                        "call_stops")} for r in report.rounds]}
 
 
 def run_plain(shared: SharedRuntime, model: Path, doc: dict, n_ctx: int) -> tuple[str, dict]:

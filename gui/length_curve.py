@@ -14,6 +14,8 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QToolTip
 
+from precis.engine.runs.report import REPAIR_FLAGS
+
 # Drawn in this order: a repaired collapse shows as a red dot inside an orange ring.
 MARKERS = {"collapse": ("#d32f2f", 11.0), "repaired": ("#ef6c00", 19.0), "compaction": ("#1565c0", 11.0),
            "noise": ("#9e9e9e", 9.0)}
@@ -88,7 +90,7 @@ class LengthCurveWidget(QChartView):
         out = []
         if record.collapsed:
             out.append("collapse")
-        if any(f in record.flags for f in ("repaired", "notes_fallback", "extracted", "kept_parts")):
+        if any(f in record.flags for f in REPAIR_FLAGS):
             out.append("repaired")
         if record.kind == "compaction":
             out.append("compaction")

@@ -12,9 +12,10 @@ from precis.engine.planning.run_plan import RunPlan
 from precis.engine.prompts.layout import PromptRenderer
 from precis.engine.runs.state import RunState
 from precis.engine.summary.facts import FactLedger
+from precis.engine.summary.strategies.base import SALVAGE_FLAGS
 
 _SENTINEL = "\u2063PRECIS-SUMMARY\u2063"
-REPAIR_FLAGS = ("repaired", "notes_fallback", "extracted", "kept_parts")
+REPAIR_FLAGS = ("repaired", *SALVAGE_FLAGS, "kept_parts")
 TOTAL_KEYS = ("prompt_tokens", "prompt_evaluated", "prompt_reused", "generated_tokens", "seconds")
 
 
@@ -66,7 +67,7 @@ class RunReport:
     @property
     def salvaged_rounds(self) -> int:
         """Parts whose content reached the summary as notes or verbatim sentences, not as the model's prose."""
-        return sum(any(f in r.flags for f in ("notes_fallback", "extracted")) for r in self.rounds
+        return sum(any(f in r.flags for f in SALVAGE_FLAGS) for r in self.rounds
                    if r.kind not in ("notes",))
 
     @property
@@ -85,7 +86,7 @@ class RunReport:
         evaluations = sum(r.first_call_reused < self.static_prompt_tokens - 1 for r in called)
         # A round whose model call follows a call with another prompt (another kind of round, or a failed
         # part's notes) cannot reuse the static prompt: llama.cpp keeps one prompt's cache.
-        switches = sum(cur.kind != prev.kind or any(f in prev.flags for f in ("notes_fallback", "extracted"))
+        switches = sum(cur.kind != prev.kind or any(f in prev.flags for f in SALVAGE_FLAGS)
                        for prev, cur in zip(called, called[1:]))
         return {"static_prompt_tokens": self.static_prompt_tokens, "model_calls": sum(r.attempts for r in self.rounds),
                 "rounds_with_model_calls": len(called), "static_prompt_evaluations": evaluations,
