@@ -17,13 +17,13 @@ from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 UNCHANGED = "The summary remains unchanged."     # fails the checks (meta, shrank) every time
 
 
-def _failing(kinds=("round",), passes_at=()):
-    """A script whose rewrites (rolling rounds; the fake runtime names a map call "round" too) fail,
-    except the first attempts numbered in ``passes_at`` (1-based, counted over first attempts)."""
+def _failing(passes_at=()):
+    """A script whose rewrites (rolling rounds, and maps: the fake runtime names a map call "round" too)
+    fail, except the first attempts numbered in ``passes_at`` (1-based, counted over first attempts)."""
     asked = {"n": 0}
 
     def script(call):
-        if call.kind in kinds:
+        if call.kind == "round":
             if not call.retry:
                 asked["n"] += 1
             if asked["n"] not in passes_at:
@@ -87,7 +87,7 @@ def test_zero_keeps_asking_every_part_to_be_rewritten():
 
 
 def test_map_reduce_maps_go_to_their_notes_after_two_failed_maps():
-    rt, plan, state, events = _run(_failing(kinds=("round",)), strategy="map-reduce")   # a map is a "round" call
+    rt, plan, state, events = _run(_failing(), strategy="map-reduce")
     maps = [r for r in _records(events) if r.kind == "map"]
     assert len(maps) == len(plan.documents[0].chunks) >= 5
     assert not any("notes_direct" in r.flags for r in maps[:2])
