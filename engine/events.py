@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass, field, fields
 
 # Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction", "notes", "write".
 # Flags a round can carry (engine.summary.guard and the strategies): failed checks "shrank", "meta", "empty",
-# "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language",
-# "unverified_notes", "unlinked"; outcomes "repaired" (a stricter retry passed), "notes_fallback" (the
-# part's verified notes folded in), "extracted" (no note verified: the part's key sentences verbatim),
+# "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language";
+# outcomes "repaired" (a stricter retry passed), "notes_fallback" (the part's checked notes folded in),
+# "extracted" (no rewording of the part's chosen sentences passed: the sentences, cleaned of fillers),
 # "kept_parts" (a failed merge keeps its parts), "notes_direct" (not asked to rewrite: the parts before it
 # failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped".
 
@@ -36,10 +36,8 @@ class RoundRecord:
     attempts: int = 1               # model calls the round made (a retry, the rewording of extracted sentences)
     first_call_reused: int = -1     # prompt tokens the first call took from the cache (-1: no model call)
     notes_kept: int = 0             # notes rounds: verified notes kept (write rounds: lines linked)
-    notes_unverified: int = 0       # quotes not found in the part (a hallucination guard, counted)
-    notes_unsupported: int = 0      # points the part does not support (write rounds: lines dropped)
+    notes_unsupported: int = 0      # rewordings (compaction: merges) refused by their checks, counted
     notes_repeats: int = 0
-    notes_located: int = 0          # of the kept: evidence found by the point's words, the model's quote was not
     flags: list[str] = field(default_factory=list)
     stopped_by: str = ""            # why the round's last model call stopped ("eos", "max_tokens", "loop", "copy")
     call_stops: list[str] = field(default_factory=list)   # why each of its model calls stopped, in order
@@ -68,7 +66,7 @@ ROUND_TEXT_KEYS = ("summary", "summary_in", "reply")
 
 
 COLLAPSE_FLAGS = ("shrank", "meta", "empty", "truncated", "repetition", "copied_chunk", "echoed_prompt",
-                  "dropped_facts", "scaffold", "wrong_language", "unverified_notes", "unlinked")
+                  "dropped_facts", "scaffold", "wrong_language")
 
 
 @dataclass

@@ -20,7 +20,7 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 @dataclass
 class FakeCall:
     number: int              # 0-based count of model calls
-    kind: str                # "round", "compaction", "merge", "notes", "reword", "restate", "write"
+    kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write"
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -28,13 +28,8 @@ class FakeCall:
 
 
 def diligent(call: FakeCall) -> str:
-    """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part. Notes quote
-    the part's first substantive lines; the writing pass turns each note into a cited bullet."""
-    if call.kind == "notes":
-        lines = [ln.strip() for ln in call.content.splitlines() if len(ln.strip()) > 30][:2]
-        # the point: the line's words in another order (its own words, not a copy); the quote: the line
-        return "\n".join(f'- {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", ln))[:12]))} || '
-                         f'"{ln[:120].rstrip()}"' for ln in lines) + "\n"
+    """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part. A rewording
+    says its sentence's words in another order; the writing pass turns each note into a cited bullet."""
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
@@ -152,8 +147,6 @@ def _between(text: str, start: str, end: str) -> str:
 
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.rsplit("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]   # the last turn: the task
-    if "\nNotes on this part:" in user:
-        return FakeCall(number, "notes", "", _between(user, "<part>", "</part>"), "(Copy each quote" in user, prompt)
     if "\n<sentences>\n" in "\n" + user:
         asked_again = "\n(" in user.rsplit("</sentences>", 1)[1]        # the reminder, in any language
         return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), asked_again, prompt)

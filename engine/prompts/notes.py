@@ -1,17 +1,12 @@
-"""Prompts and output grammar of the evidence-linked notes strategy.
+"""Prompts and output grammars of the evidence-linked notes strategy.
 
-A notes round asks a small, local, well-shaped thing: what does this part say, one fact per line, each
-with the words of the part that show it:
-
-    - <the fact, in the model's own words> || "<the exact words from the part>"
-
-The reply is held to that shape by a GBNF grammar (llama.cpp constrains sampling), so the model cannot
-chat, echo tags or labels, or run on: every repeated class is bounded (an unbounded quote once let a
-model copy the whole transcript into one line). The static part of the prompt (system, rules) comes
-first and is the same every round, so llama.cpp's prefix reuse evaluates it once.
-
-The writing pass heads each run of consecutive notes with a few words naming what they are about; the
-notes themselves are the bullets under it.
+Each ask is small, local and well shaped. Code chooses a part's sentences; the model says each one as a
+short note in its own words, as numbered lines ("[1] ...") held to that shape by a GBNF grammar
+(llama.cpp constrains sampling), so it cannot chat, echo tags or labels, or run on: every repeated class
+is bounded. A sentence whose numbered rewording is refused twice is asked alone (``restate_messages``);
+compaction asks for pairs of related notes said as one; the writing pass asks for a few words naming
+what a run of consecutive notes is about. The static part of each prompt (system, rules, the worked
+example) comes first and is the same every call, so llama.cpp's prefix reuse evaluates it once.
 """
 from __future__ import annotations
 
@@ -21,30 +16,11 @@ from dataclasses import dataclass
 from precis.engine.prompts.layout import is_japanese, language_line
 from precis.engine.prompts.presets import Preset
 
-NOTE_SEPARATOR = " || "
 POINT_CHARS = (8, 150)        # bounds of one note's point, characters
-QUOTE_CHARS = (12, 150)       # bounds of one note's quote, characters (about 25 words at most)
-NOTES_SYSTEM = ("You take precise notes on one part of a long document. You only write note lines in the "
-                "required format, about facts stated in that part.")
 REWORD_SYSTEM = ("You turn sentences quoted from a document into short notes in your own words. You only write "
                  "the numbered note lines.")
 RESTATE_SYSTEM = "You restate one sentence quoted from a document as a short note in your own words."
 WRITING_SYSTEM = "You name the topic of a few numbered notes in a short heading, in the notes' own words."
-
-
-def notes_grammar(max_notes: int) -> str:
-    """GBNF for 1..max_notes note lines; every repetition bounded."""
-    lo, hi = POINT_CHARS
-    qlo, qhi = QUOTE_CHARS
-    return "\n".join([
-        f"root ::= note{{1,{max_notes}}}",
-        'note ::= "- " point " || \\"" quote "\\"\\n"',
-        f'point ::= pchar{{{lo},{hi}}}',
-        r'pchar ::= [^\n|"<>\[\]]',
-        f'quote ::= qchar{{{qlo},{qhi}}}',
-        r'qchar ::= [^\n"]',
-        "",
-    ])
 
 
 def reword_grammar(count: int) -> str:
@@ -80,29 +56,7 @@ def parse_reworded(text: str) -> dict[int, str]:
     return {int(m.group(1)): m.group(2) for m in map(_REWORD_LINE.match, text.splitlines()) if m}
 
 
-_NOTE_LINE = re.compile(r'^\s*[-*]\s*(?P<point>.+?)\s*\|\|\s*"?(?P<quote>[^"\n]+?)"?\s*$')
-
-
-def parse_note_lines(text: str) -> list[tuple[str, str]]:
-    """(point, quote) of every well-formed note line; anything else is ignored."""
-    notes = []
-    for line in text.splitlines():
-        m = _NOTE_LINE.match(line)
-        if m and m.group("point").strip() and m.group("quote").strip():
-            notes.append((m.group("point").strip(), m.group("quote").strip()))
-    return notes
-
-
 # The worked examples, given as an earlier exchange (a made-up meeting: nothing in any document).
-NOTES_EXAMPLE_PART = ("Anna: I think we should move the launch to May, the supplier won't deliver before.\n"
-                      "Ben: Okay. Then the price stays at 25 euros, we agreed on that last week.\n"
-                      "Anna: Yes. Ben, can you tell the shop by Friday?")
-NOTES_EXAMPLE_NOTES = (
-    '- Anna wants the launch moved to May because the supplier is late || "I think we should move the launch '
-    'to May, the supplier won\'t deliver before"\n'
-    '- The price stays at 25 euros, as agreed the week before || "the price stays at 25 euros, we agreed on '
-    'that last week"\n'
-    '- Ben is to tell the shop by Friday || "Ben, can you tell the shop by Friday?"')
 REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to May, the supplier won't deliver "
                             "before.\n[2] Ben: Then the price stays at 25 euros, we agreed on that last week.")
 REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
@@ -140,38 +94,6 @@ class NotesLayout:
     preset: Preset
     date: str
     language: str | None = None
-
-    def _rules(self) -> str:
-        return "\n".join([
-            "[Rules]",
-            f"Take notes on each part of a document I send. Note {self.preset.notes_focus}.",
-            "One fact per line, in this exact form:",
-            '- <the fact in a short sentence of your own words> || "<the exact words from the part that show it>"',
-            "Write about what was said (who decided, proposed or reported what); never copy the dialogue lines.",
-            "Copy the quoted words exactly as they are written in the part (at most 25 words).",
-            "Only facts stated in that part. Keep names, numbers and dates exactly as written.",
-            "Do not note greetings, small talk, agreement sounds (yeah, mm-hmm, okay), who speaks next or requests "
-            "to go on: only substance.",
-            language_line(self.language).replace("summary", "notes"),
-            "[End of rules]",
-        ])
-
-    def notes_messages(self, part: str, part_number: int, total_parts: int, max_notes: int,
-                       reminder: str = "") -> list[dict]:
-        """The rules with a worked example as an earlier turn of the conversation, then the part.
-
-        The example used to sit inside the rules, beside the part: the 1.5B model copied its quote into
-        the notes of three of five development documents (verification dropped them, but each was a
-        wasted note). As a finished exchange it reads as an example, not as text to take notes on. The
-        rules and the example do not change from part to part, so they stay in the reused prefix.
-        """
-        user = (f"Part {part_number} of {total_parts}:\n<part>\n{part}\n</part>\n"
-                f"At most {max_notes} lines.\nNotes on this part:" + (f"\n({reminder})" if reminder else ""))
-        return [{"role": "system", "content": NOTES_SYSTEM},
-                {"role": "user", "content": f"{self._rules()}\nAn example part:\n<part>\n{NOTES_EXAMPLE_PART}\n"
-                                            "</part>\nNotes on the example:"},
-                {"role": "assistant", "content": NOTES_EXAMPLE_NOTES},
-                {"role": "user", "content": user}]
 
     def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly.

@@ -31,7 +31,6 @@ class Preset:
     rules: str                 # one rule per line, as shown to and edited by the user
     content_label: str
     skip_noise: bool = False   # chunks that are only logs/tool calls keep the summary without a model call
-    notes_focus: str = "the main events, claims and facts, with the names, numbers and dates attached to them"
     summary_shape: str = "A few '## ' sections in the document's order, each with bullets."
     # The shape as code applies it to the notes strategy's sections (engine.summary.summary_shape)
     note_layers: tuple[NoteLayer, ...] = ()
@@ -69,8 +68,8 @@ def _parse(text: str, source: str) -> Preset:
                       content_label=data.get("content_label", "New content for this round"),
                       skip_noise=bool(data.get("skip_noise", False)),
                       note_layers=tuple(_layer(layer) for layer in data.get("note_layers", ())),
-                      **{k: str(data[k]) for k in ("notes_focus", "summary_shape", "task_label", "task_label_ja",
-                                                   "task_section", "task_section_ja") if data.get(k)})
+                      **{k: str(data[k]) for k in ("summary_shape", "task_label", "task_label_ja", "task_section",
+                                                   "task_section_ja") if data.get(k)})
     except (ValueError, KeyError, TypeError, re.error) as exc:
         raise BadInput(f"Preset {source} is not valid ({exc}); it needs name, system and rules.") from exc
 

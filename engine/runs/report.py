@@ -59,9 +59,8 @@ class RunReport:
         """What verification kept and dropped over the run (the hallucination guard, in numbers)."""
         rounds = [r for r in self.rounds if r.kind != "write"]
         written = [r for r in self.rounds if r.kind == "write"]
-        return {"kept": sum(r.notes_kept for r in rounds), "unverified": sum(r.notes_unverified for r in rounds),
-                "unsupported": sum(r.notes_unsupported for r in rounds),
-                "repeats": sum(r.notes_repeats for r in rounds), "located": sum(r.notes_located for r in rounds),
+        return {"kept": sum(r.notes_kept for r in rounds), "unsupported": sum(r.notes_unsupported for r in rounds),
+                "repeats": sum(r.notes_repeats for r in rounds),
                 "written_lines_linked": sum(r.notes_kept for r in written)}
 
     @property

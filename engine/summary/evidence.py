@@ -1,12 +1,12 @@
-"""Evidence: a model's quote checked against the part it claims to come from, located to the character.
+"""Evidence: notes, the text of the document they rest on, and the checks that hold a note to it.
 
-Small models copy text well but clean it up as they go: fillers dropped ("um", "uh", "えー"), spacing
-and case changed, a word or two skipped. Exact-substring checks rejected most real quotes (measured: 62
-of 72 on a meeting). So both sides are normalised (case, punctuation, spacing, fillers) with a map back
-to the original characters, and the quote is aligned to its best-matching window of the part with
-rapidfuzz (a maintained, fast Levenshtein implementation). A quote is verified when that window
-matches closely; an invented quote does not. Points (the model's own words) are held to their part too:
-their numbers must appear in the part, and most of their content words.
+A note's quote is the document's own text at a recorded span (a sentence code chose, a commit subject),
+so it is evidence by construction; what the model writes is checked against it: a point's numbers must
+appear in its sentence and most of its content words (``point_supported``), and a point mostly copied
+word for word is no note (``copy_share``). Small models clean text up as they go (fillers dropped: "um",
+"uh", "えー"; spacing and case changed), so comparisons run on normalised text with a map back to the
+original characters, and near-repeats are found with rapidfuzz (a maintained, fast Levenshtein
+implementation).
 """
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ from rapidfuzz import fuzz
 FILLERS_EN = {"um", "uh", "erm", "er", "hmm", "mm", "mmhmm", "uhhuh", "ah", "oh", "like", "yknow", "okay", "ok",
               "so", "well", "yeah", "right"}
 FILLERS_JA = ("えーと", "えっと", "えー", "あのー", "あの", "そのー", "まあ", "ええ")
-MIN_QUOTE_CHARS = 12            # normalised; shorter quotes prove nothing
-QUOTE_MATCH_SCORE = 82.0        # rapidfuzz partial_ratio on normalised text, 0-100
 POINT_WORD_SHARE = 0.5          # share of a point's content words that must occur in its part
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -72,70 +70,6 @@ def normalise(text: str) -> Normalised:
             joined = "".join(chars)
             pos = joined.find(filler, pos)
     return Normalised("".join(chars), index)
-
-
-@dataclass
-class Located:
-    start_char: int           # in the part's own text
-    end_char: int
-    score: float
-
-
-def locate_quote(quote: str, part: str, part_norm: Normalised | None = None,
-                 min_score: float = QUOTE_MATCH_SCORE) -> Located | None:
-    """Where ``quote`` sits in ``part`` (character span of the part), or None if it is not there."""
-    q = normalise(quote).text
-    if len(q.replace(" ", "")) < MIN_QUOTE_CHARS:
-        return None
-    p = part_norm or normalise(part)
-    if not p.text:
-        return None
-    found = fuzz.partial_ratio_alignment(q, p.text, score_cutoff=min_score)
-    if found is None or found.score < min_score:
-        return None
-    start = p.index[min(found.dest_start, len(p.index) - 1)]
-    while start > 0 and part[start - 1] in "[(「『\"'“‘":     # keep an opening bracket or quote mark
-        start -= 1
-    end_i = min(max(found.dest_end - 1, found.dest_start), len(p.index) - 1)
-    end = p.index[end_i] + 1
-    while end < len(part) and (part[end].isalnum()):       # finish the last word
-        end += 1
-    return Located(start, end, round(found.score, 1))
-
-
-SUPPORT_MIN_SHARE = 0.6          # a point whose quote is not found: share of its words one passage must hold
-SUPPORT_MIN_WORDS = 4
-COMMON_SHARE = 0.25              # a word in more than this share of a part's passages is common there
-_PASSAGE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
-
-
-def locate_support(point: str, part: str) -> Located | None:
-    """The passage of ``part`` (one or two consecutive sentences or lines) that holds most of the point's
-    content words, if it holds enough of them: evidence found by the point's own words, for a note whose
-    "quote" was the model restating itself (measured: a third of a meeting's parts). Words found in many
-    passages of the part (speaker labels, the meeting's topic) prove nothing and are not counted."""
-    cuts = [0] + [m.end() for m in _PASSAGE_END.finditer(part)] + [len(part)]
-    spans = [(a, b) for a, b in zip(cuts, cuts[1:]) if part[a:b].strip()]
-    passages = [content_words(part[a:b]) for a, b in spans]
-    common = {w for w in set().union(*passages) if sum(w in p for p in passages) > COMMON_SHARE * len(passages)} \
-        if passages else set()
-    words = content_words(point) - common
-    if len(words) < SUPPORT_MIN_WORDS - 1:
-        return None
-    best: tuple[float, int, int] | None = None
-    for i, (a, _end) in enumerate(spans):
-        for j in (i, i + 1):
-            if j >= len(spans) or spans[j][1] - a > 600:
-                continue
-            held = passages[i] | (passages[j] if j != i else set())
-            share = len(words & held) / len(words)
-            if best is None or share > best[0] + 1e-9:
-                best = (share, a, spans[j][1])
-    if best is None or best[0] < SUPPORT_MIN_SHARE:
-        return None
-    share, a, end = best
-    text = part[a:end]
-    return Located(a + len(text) - len(text.lstrip()), a + len(text.rstrip()), round(100 * share, 1))
 
 
 def content_words(text: str) -> set[str]:
@@ -264,9 +198,7 @@ class Note:
 class NoteCheck:
     """What verification kept and dropped for one part (shown, never silent: a hallucination guard)."""
     kept: list[Note] = field(default_factory=list)
-    unverified: list[str] = field(default_factory=list)     # neither the quote nor the point's words found
-    located: int = 0                                        # kept by the point's words, not the model's quote
-    unsupported: list[str] = field(default_factory=list)    # point's numbers or words not in the part
+    unsupported: list[str] = field(default_factory=list)    # sentences whose rewording every ask got refused
     repeats: int = 0
 
 

@@ -1,12 +1,9 @@
 """Notes from one part, every one resting on text of the part.
 
-salient_notes_for_part (the notes strategy, every part): code chooses the sentences, the model rewords
-each in one grammar-shaped call, code checks every rewording; the sentence is the quote.
-
-notes_for_part (every other strategy, when a round fails twice): the model writes "point || quote" lines
-over the whole part, every quote is verified against it, with the part's key sentences reworded as the
-fallback when nothing checks out. The failed part's content still reaches the result as its verified
-notes, never "the previous summary plus a list of names".
+salient_notes_for_part: code chooses the sentences, the model rewords each in one grammar-shaped call,
+code checks every rewording; the sentence is the quote. The notes strategy takes every part's notes so;
+every other strategy takes a part's notes so when its rewrite fails twice (RunContext.part_notes_fallback),
+so the failed part still reaches the result as its notes, never "the previous summary plus a list of names".
 """
 from __future__ import annotations
 
@@ -16,14 +13,12 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from precis.engine.events import CollapseDetected, RoundStarted
+from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.notes import (
     EXAMPLE_NAMES,
     POINT_CHARS,
     NotesLayout,
-    notes_grammar,
-    parse_note_lines,
     parse_reworded,
     restate_grammar,
     reword_grammar,
@@ -36,41 +31,24 @@ from precis.engine.summary.evidence import (
     content_words,
     copy_share,
     is_repeat,
-    locate_quote,
-    locate_support,
     normalise,
     point_supported,
 )
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.salience import (
-    NUMBER_MARK,
     SPEAKER_PREFIX,
     DocumentWeights,
     clean_utterance,
     joined_letters,
-    prose_language,
     select_sentences,
-    sentences_of,
     subject_sentences,
     units_of,
 )
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
-TOKENS_PER_NOTE = 90             # a note line is ~50-90 tokens; the reply cap follows from it
-MIN_NOTES, MAX_NOTES = 3, 7
 MIN_POINT_WORDS = 3              # a point with fewer content words (speaker labels aside) says nothing
 COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
-EXTRACT_SENTENCES = 4            # sentences taken verbatim from a part when no note verifies
-_DECISION = re.compile(r"\b(decid|agree|will|should|must|plan|because|need|want|chose|choose|approve|reject|"
-                       r"deadline|by (?:monday|tuesday|wednesday|thursday|friday|next))|決定|予定|合意|方針|必要|ため",
-                       re.I)
-
-
-def max_notes_for(part_tokens: int, reply_cap_tokens: int) -> int:
-    by_part = part_tokens // 200 + 1
-    by_cap = reply_cap_tokens // TOKENS_PER_NOTE
-    return max(1, min(MAX_NOTES, max(MIN_NOTES, by_part), by_cap))
 
 
 @dataclass
@@ -92,115 +70,12 @@ class LineIndex:
         return bisect.bisect_right(self.starts, char)
 
 
-def verify_notes(reply: str, part: str, part_offset: int, document: str, part_index: int, first_id: int,
-                 lines: LineIndex, earlier: list[Note], language: str | None = None) -> NoteCheck:
-    """Keep each (point, quote) of ``reply`` whose quote is found in ``part`` and whose point the part
-    supports, in ``language`` (the one asked for; None: the part's own); the kept note's quote is the
-    source's own text at the located span."""
-    check = NoteCheck()
-    part_norm = normalise(part)
-    part_words = content_words(part)
-    next_id = first_id
-    for point, quote in parse_note_lines(reply):
-        located, origin = locate_quote(quote, part, part_norm), "model"
-        if located is None:
-            located, origin = locate_support(point, part), "located"
-        if located is None:
-            check.unverified.append(quote)
-            continue
-        # a point in another language is not a note of this part: of a Japanese git log the 1.5B model
-        # wrote English notes on Japanese quotes, and rolling's fallback folded them into the summary
-        if unfinished(point) or not point_supported(point, part, part_words) or _says_nothing(point, quote) or \
-                copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) >= POINT_COPY_SHARE or \
-                wrong_language(point, part, language):
-            check.unsupported.append(point)
-            continue
-        start, end = part_offset + located.start_char, part_offset + located.end_char
-        note = Note(next_id, point, part[located.start_char:located.end_char].strip(), document, part_index,
-                    start, end, lines.line_of(start), lines.line_of(max(start, end - 1)), located.score, origin)
-        if is_repeat(note, earlier + check.kept):
-            check.repeats += 1
-            continue
-        check.kept.append(note)
-        check.located += origin == "located"
-        next_id += 1
-    return check
-
-
 def _says_nothing(point: str, quote: str) -> bool:
     """A point that is a speaker's bare utterance or a copy of its own quote is not a note."""
     body = SPEAKER_PREFIX.sub("", point)
     if len(content_words(body)) < MIN_POINT_WORDS and not cjk_bigrams(body):
         return True
     return fuzz.ratio(normalise(body).text, normalise(SPEAKER_PREFIX.sub("", quote)).text) >= COPY_RATIO
-
-
-def extract_sentences(part: str, part_offset: int, document: str, part_index: int, first_id: int,
-                      lines: LineIndex, earlier: list[Note], k: int = EXTRACT_SENTENCES) -> list[Note]:
-    """The part's most informative sentences, verbatim (no model): numbers, dates, names, decisions.
-    Whole sentences, so a fact keeps its label ("the budget of EUR 1,200"), never a bare number."""
-    candidates = []
-    for sentence in sentences_of(part):      # substantive, no fillers, banners or tool output
-        words = [u for u in sentence.units if not u.startswith(NUMBER_MARK)]
-        score = (len(words) / 6 + 1.5 * bool(re.search(r"\d", sentence.text)) + bool(_DECISION.search(sentence.text))
-                 - 0.5 * sentence.text.rstrip().endswith("?"))
-        candidates.append((score, sentence.start, sentence.text))
-    chosen = sorted(sorted(candidates, key=lambda c: -c[0])[:k * 2], key=lambda c: c[1])
-    notes: list[Note] = []
-    for _score, start, sentence in chosen:
-        s, e = part_offset + start, part_offset + start + len(sentence)
-        note = Note(first_id + len(notes), clean_utterance(sentence), sentence, document, part_index, s, e,
-                    lines.line_of(s), lines.line_of(max(s, e - 1)), 100.0, "extract")
-        if not is_repeat(note, earlier + notes):
-            notes.append(note)
-        if len(notes) >= k:
-            break
-    return notes
-
-
-def notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int, total: int,
-                   total_parts: int, first_id: int, lines: LineIndex, earlier: list[Note], reply_cap: int):
-    """Generator (yields RoundStarted, TokensGenerated, CollapseDetected); returns PartNotes.
-
-    One grammar-shaped call; when none of its notes verify, the part's most informative sentences
-    verbatim, marked "extract". Never an empty result for a part that has text."""
-    max_notes = max_notes_for(chunk.tokens if chunk is not None else ctx.count(part), reply_cap)
-    number = (chunk.index + 1) if chunk is not None else 1
-    yield RoundStarted(index, kind, chunk.index if chunk is not None else -1, total,
-                       chunk.tokens if chunk is not None else 0, 0, part, "", 1)
-    subjects = subject_sentences(part)
-    if subjects:
-        return subject_notes(part, part_offset, document, number - 1, first_id, lines, earlier, subjects,
-                             max_notes)
-    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, ctx.layout.language or prose_language(part))
-    out = PartNotes()
-    # One call. A part whose notes do not verify is one the model paraphrased as it "quoted" or invented
-    # from; a greedy retry rarely did better (measured on a meeting: 3 of 9 parts retried, the retries'
-    # quotes scored 55-67 against the part) and cost a third of the run. Its key sentences are taken
-    # verbatim instead, marked as such.
-    result = yield from ctx.call(index, layout.notes_messages(part, number, total_parts, max_notes),
-                                 min(reply_cap, max_notes * TOKENS_PER_NOTE),
-                                 replace(ctx.sampling, grammar=notes_grammar(max_notes)))
-    out.results.append(result)
-    out.check = verify_notes(result.raw, part, part_offset, document, number - 1, first_id, lines, earlier,
-                             layout.language)
-    if out.check.kept:
-        out.notes = out.check.kept
-        return out
-    check = out.check
-    parsed = len(check.unverified) + len(check.unsupported) + check.repeats
-    detail = (f"no note of this part could be verified ({len(check.unverified)} quotes not found in the part, "
-              f"{len(check.unsupported)} points the part does not support or that copy it, {check.repeats} "
-              f"repeats{'' if parsed else '; no note lines at all'}); its key sentences are taken verbatim")
-    out.flags = ["unverified_notes"]
-    yield CollapseDetected(index, ["unverified_notes"], 0, len(result.reply), 1, detail)
-    ctx.check_cancel()
-    out.notes = extract_sentences(part, part_offset, document, number - 1, first_id, lines, earlier)
-    out.flags.append("extracted")
-    if out.notes:
-        ctx.check_cancel()
-        out.notes = yield from reword_extracts(ctx, index, layout, out.notes, part, out)
-    return out
 
 
 def subject_notes(part: str, part_offset: int, document: str, part_index: int, first_id: int, lines: LineIndex,

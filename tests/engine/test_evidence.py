@@ -1,4 +1,4 @@
-"""Quotes verified against their part, points held to it, repeats, scaffolding, language, note lines."""
+"""Points held to their sentence, repeats, scaffolding, language, the notes' grammars."""
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -7,15 +7,12 @@ from hypothesis import strategies as st
 from precis.engine.prompts.notes import (
     HEADING_CHARS,
     POINT_CHARS,
-    QUOTE_CHARS,
-    notes_grammar,
-    parse_note_lines,
     restate_grammar,
+    reword_grammar,
 )
 from precis.engine.summary.evidence import (
     Note,
     is_repeat,
-    locate_quote,
     normalise,
     point_supported,
     spelled_numbers,
@@ -28,24 +25,6 @@ from precis.engine.summary.writing import heading_problems
 PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
         "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n"
         "Industrial Designer: I will send the drawings by Friday .\n")
-
-
-def test_a_cleaned_up_quote_is_found_and_located_in_the_source():
-    found = locate_quote("we decided to use a wind dynamo instead of the hand dynamo", PART)
-    assert found is not None and found.score >= 95
-    assert PART[found.start_char:found.end_char] == "we decided to use a wind dynamo, uh, instead of the hand dynamo"
-
-
-def test_an_invented_quote_or_the_format_example_is_not_found():
-    assert locate_quote("the team will ship the remote in March", PART) is None
-    assert locate_quote("exact quote", PART) is None
-    assert locate_quote("the exact words from the part that show it", PART) is None
-
-
-def test_japanese_quotes_are_located_without_fillers_or_punctuation():
-    part = "議長（石川良一君）：えー、令和二年度の予算は、三千五百億円でございます。"
-    found = locate_quote("令和二年度の予算は三千五百億円でございます", part)
-    assert found is not None and part[found.start_char:found.end_char].startswith("令和二年度")
 
 
 def test_points_must_keep_the_parts_numbers_and_words():
@@ -113,12 +92,10 @@ def test_a_reply_in_another_script_than_the_document_is_wrong():
     assert named_language(japanese) == "Japanese" and named_language(english) is None
 
 
-def test_note_lines_parse_and_the_grammar_bounds_every_repetition():
-    reply = '- The team chose a wind dynamo || "we decided to use a wind dynamo"\nchatter\n- broken line\n'
-    assert parse_note_lines(reply) == [("The team chose a wind dynamo", "we decided to use a wind dynamo")]
-    grammar = notes_grammar(5)
-    assert "note{1,5}" in grammar and f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}}" in grammar
-    assert f"qchar{{{QUOTE_CHARS[0]},{QUOTE_CHARS[1]}}}" in grammar
+def test_the_rewording_grammar_bounds_every_repetition_and_numbers_each_line():
+    grammar = reword_grammar(3)
+    assert grammar.splitlines()[0] == "root ::= line1 line2 line3"         # exactly three lines, in order
+    assert 'line2 ::= "[2] " point' in grammar and f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}}" in grammar
     assert "*" not in grammar and "+" not in grammar                 # nothing unbounded
 
 

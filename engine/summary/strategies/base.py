@@ -60,6 +60,7 @@ class RunContext:
     def __post_init__(self) -> None:
         self.renderer = PromptRenderer(self.runtime)
         self._fallback_checks: dict[int, object] = {}      # round index -> the NoteCheck of its part's fallback
+        self._indexes: dict[str, tuple] = {}               # document -> (LineIndex, DocumentWeights)
 
     @property
     def strict_sampling(self) -> SamplingParams:
@@ -243,19 +244,30 @@ class RunContext:
                            else f"the reply is not in {self.layout.language}")
         return flags, "; ".join(details)
 
-    # ----- the fallback of a failed part: its verified notes, folded in --------------------------
+    # ----- the fallback of a failed part: its notes, folded in ------------------------------------
     def part_notes_fallback(self, results: list, index: int, kind: str, doc, chunk, part: str, previous: str,
                             total: int):
-        """Generator: this part's notes (a grammar-shaped call, verified; verbatim sentences if none
-        verify) appended to ``previous`` as cited bullets, as many as fit under the summary cap. Every
-        note is kept in the run state either way; returns (summary, how, what was done)."""
+        """Generator: this part's notes appended to ``previous`` as cited bullets, as many as fit under the
+        summary cap; every note is kept in the run state either way; returns (summary, how, what was done).
+
+        The notes are the notes strategy's (engine.summary.notes_extraction.salient_notes_for_part): code
+        chooses the part's sentences that add most, the model says each in a few words, code checks each
+        rewording; a git log's part gives its commit subjects. They replaced the model's own "point ||
+        quote" notes over the whole part, which on the development earnings call put "Marketing proposes
+        ..." (the meeting preset's example speaker, on a call with none) into a rolling summary, were a
+        third refused on the meetings, and cost a 2,000-token read per failed part (docs/quality.md)."""
+        from precis.engine.planning.summary_length import notes_chars_for
         from precis.engine.summary.evidence import Note
-        from precis.engine.summary.notes_extraction import LineIndex, notes_for_part
+        from precis.engine.summary.notes_extraction import salient_notes_for_part
         earlier = [Note.from_dict(d) for d in self.state.notes.get(doc.name, [])]
         first_id = max((n.id for n in earlier), default=0) + 1
-        got = yield from notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char, total,
-                                        len(doc.chunks), first_id, LineIndex(doc.text), earlier,
-                                        self.budget.summary_out_cap)
+        lines, weights = self._document_index(doc)
+        # the part's share of what the notes strategy would take from the whole document
+        all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
+        budget_chars = round(notes_chars_for(doc.tokens, self.summary_words) * chunk.tokens / all_tokens)
+        got = yield from salient_notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char,
+                                                total, first_id, lines, earlier, weights, budget_chars,
+                                                document_language(self, doc))
         self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
         results.extend(got.results)
         self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped
@@ -266,18 +278,30 @@ class RunContext:
             if self.count(candidate) > self.budget.summary_in_cap:
                 break
             folded.append(f"- {n.point} [{n.id}]")
+        if not got.notes:
+            # every sentence the part could give is already in the notes (or it has none to give)
+            return previous, how, "this part added nothing the earlier notes do not hold; the summary is kept"
         if how == "extracted":
-            kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim"
+            kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim (no rewording passed)"
         elif "commit_subjects" in got.flags:
             kind_of = "commit " + ("subject" if len(got.notes) == 1 else "subjects")
         else:
-            kind_of = "verified " + ("note" if len(got.notes) == 1 else "notes")
+            kind_of = "checked " + ("note" if len(got.notes) == 1 else "notes")
         note = f"folded {len(folded)} of this part's {len(got.notes)} {kind_of} into the summary"
         left = len(got.notes) - len(folded)
         if left:
             note += (f"; {left} did not fit under the summary cap: {'it is' if left == 1 else 'they are'} kept in "
                      "the run report's evidence and the summary file's notes")
         return _join(previous, folded), how, note
+
+    def _document_index(self, doc):
+        """The document's line index and word weights, built once per document (a day's log is 235k
+        characters; a run whose rewrites keep failing falls back on every part)."""
+        from precis.engine.summary.notes_extraction import LineIndex
+        from precis.engine.summary.salience import DocumentWeights
+        if doc.name not in self._indexes:
+            self._indexes[doc.name] = (LineIndex(doc.text), DocumentWeights(doc.text))
+        return self._indexes[doc.name]
 
 
 def document_language(ctx: RunContext, doc) -> str | None:
@@ -293,9 +317,8 @@ def note_counts(check) -> dict:
     """A round record's notes fields from a part's NoteCheck (none: a round that took no notes)."""
     if check is None:
         return {}
-    return {"notes_kept": len(check.kept), "notes_unverified": len(check.unverified),
-            "notes_unsupported": len(check.unsupported), "notes_repeats": check.repeats,
-            "notes_located": check.located}
+    return {"notes_kept": len(check.kept), "notes_unsupported": len(check.unsupported),
+            "notes_repeats": check.repeats}
 
 
 def pack_consecutive(items: list, fits) -> list[list]:
