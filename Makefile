@@ -42,8 +42,9 @@ bench: setup
 	$(BIN)/python -m bench
 
 # Summary quality against the development corpus's human references (bench/quality.py; long: run alone).
+# make quality QUALITY_ARGS="--tag NAME --resume" goes on with an interrupted run
 quality: setup
-	$(BIN)/python -m bench.quality
+	$(BIN)/python -m bench.quality $(QUALITY_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

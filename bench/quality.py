@@ -2,11 +2,14 @@
 
 Usage: python -m bench.quality [--docs ID ...] [--model qwen1.5b|qwen0.5b|smollm2|PATH]
                                [--strategy plain rolling map-reduce notes ...] [--n-ctx 8192]
-                               [--chunk-tokens N] [--tag NAME]
+                               [--chunk-tokens N] [--tag NAME] [--resume]
 `make quality` runs the quick set: five documents across kinds and both languages. Every document and
 strategy is scored (bench/quality_metrics.py) and written as it finishes to
 bench/results/quality-TAG.json; docs/quality.md gets the table. Run it alone: it loads a real model and
-takes about two hours with Qwen2.5-Coder-1.5B on two cores.
+takes about three hours with Qwen2.5-Coder-1.5B on two cores (every strategy; the plain loop alone about
+40 minutes). A document's strategies run one after another in one process, so their times compare;
+``--resume`` goes on with an interrupted run's results file (same tag, model and context), skipping the
+runs it holds, and records when each sitting started and at which commit.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -106,6 +110,46 @@ def run_plain(shared: SharedRuntime, model: Path, doc: dict, n_ctx: int) -> tupl
                          "prompt_tokens_per_doc_token": round(run.prompt_evaluated / max(1, doc_tokens), 2)}
 
 
+def runs_to_do(doc_id: str, strategies: list[str], seeds: list[int], afters: list[int | None],
+               done: set[tuple[str, str, int]]) -> list[tuple[str, int, int | None, str]]:
+    """(strategy, seed, notes-after, label) of one document's runs, in order, less those ``done`` holds as
+    (document, label, seed). The plain loop is greedy: one run, seed 0."""
+    todo = []
+    for strategy in strategies:
+        for seed in [0] if strategy == "plain" else seeds:
+            for after in afters if strategy in GUARDED else [None]:
+                label = strategy if after is None else f"{strategy}, notes after {after}"
+                if (doc_id, label, seed) not in done:
+                    todo.append((strategy, seed, after, label))
+    return todo
+
+
+def resumed(earlier: dict, now: dict) -> dict:
+    """``earlier``'s results, to go on with under ``now``'s settings; ValueError when they differ (a
+    resumed run's rows must be comparable with the rows it already holds)."""
+    for key in ("model_file", "n_ctx", "chunk_tokens"):
+        if earlier.get(key) != now[key]:
+            raise ValueError(f"it ran with {key} {earlier.get(key)!r}, this one with {now[key]!r}")
+    if earlier.get("machine", {}).get("cpus") != now["machine"]["cpus"]:
+        raise ValueError(f"it ran on {earlier.get('machine', {}).get('cpus')} cores, this machine has "
+                         f"{now['machine']['cpus']}")
+    if "sittings" not in earlier:          # a file written before sittings were recorded: its one sitting
+        earlier["sittings"] = [{"started": earlier.get("started"), "commit": None}]
+    return earlier
+
+
+def _commit() -> str | None:
+    """The commit the code under measurement is at (with "+" when the work tree differs from it)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__.split("\n\n")[0])
     p.add_argument("--docs", nargs="+", default=QUICK_SET, help="corpus ids (folder/name without .json)")
@@ -121,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--notes-after-failures", type=int, nargs="+", default=[None], metavar="N",
                    help="rolling and map-reduce: failed parts in a row before the rest go straight to notes "
                         "(default: the product's); several values run each, side by side (\"rolling, notes after 0\")")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the results file of --tag: its finished runs are kept, the rest run")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.quality_metrics import score
@@ -134,16 +180,26 @@ def main(argv: list[str] | None = None) -> int:
     results = {"model": args.model, "model_file": model.name, "n_ctx": args.n_ctx, "chunk_tokens": args.chunk_tokens,
                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
                "started": time.strftime("%Y-%m-%d %H:%M"), "runs": []}
+    sitting = {"started": results["started"], "commit": _commit()}
+    if args.resume:
+        if not args.tag or not out.is_file():
+            print(f"--resume needs the --tag of an earlier run (no {out.name})", file=sys.stderr)
+            return 2
+        try:
+            results = resumed(json.loads(out.read_text(encoding="utf-8")), results)
+        except ValueError as exc:
+            print(f"cannot resume {out.name}: {exc}", file=sys.stderr)
+            return 2
+    results.setdefault("sittings", []).append(sitting)
+    done = {(r["doc"], r["strategy"], r.get("seed", 0)) for r in results["runs"]}
     shared = SharedRuntime()
     with tempfile.TemporaryDirectory(prefix="precis-quality-") as tmp:
         # runs and speeds stay out of the user's home; --keep keeps them for reading the replies
         os.environ["PRECIS_HOME"] = str(args.keep.resolve() if args.keep else Path(tmp) / "home")
         for doc_id in args.docs:
             doc = load_doc(doc_id)
-            for strategy, seed, after in [(s, seed, after) for s in args.strategy
-                                          for seed in ([0] if s == "plain" else args.seeds)
-                                          for after in (args.notes_after_failures if s in GUARDED else [None])]:
-                label = strategy if after is None else f"{strategy}, notes after {after}"
+            for strategy, seed, after, label in runs_to_do(doc_id, args.strategy, args.seeds,
+                                                           args.notes_after_failures, done):
                 print(f"[quality] {doc_id} · {label}" + (f" · seed {seed}" if len(args.seeds) > 1 else ""),
                       file=sys.stderr, flush=True)
                 if strategy == "plain":
@@ -156,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
                 scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"],
                                doc["lang"] == "ja")
                 results["runs"].append({"doc": doc_id, "kind": doc["kind"], "lang": doc["lang"], "strategy": strategy,
-                                        **stats, **scores, "summary": summary})
+                                        **stats, **scores, "sitting": len(results["sittings"]) - 1,
+                                        "commit": sitting["commit"], "summary": summary})
                 print(f"[quality]   {json.dumps({k: scores[k] for k in ('chars', 'fact_recall', 'coverage')})} "
                       f"{stats['seconds']} s", file=sys.stderr, flush=True)
                 RESULTS.mkdir(parents=True, exist_ok=True)

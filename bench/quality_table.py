@@ -125,12 +125,23 @@ def write_table(results: dict, path: Path, source_name: str) -> None:
         avg_rows.append(f"| average of {len(mine)} | {s} | " + " | ".join(
             _cell(_mean([r.get(key) for r in mine]) if key not in ("seconds",)
                   else sum(r.get(key) or 0 for r in mine), fmt) for key, _, fmt in COLUMNS) + " |")
+    sittings = results.get("sittings") or [{"started": results["started"]}]
+    if len(sittings) > 1:
+        commits = sorted({s.get("commit") or "?" for s in sittings})
+        split = [d for d in dict.fromkeys(r["doc"] for r in runs)
+                 if len({r.get("sitting", 0) for r in runs if r["doc"] == d}) > 1]
+        how = (f"Resumed: {len(sittings)} sittings (started {', '.join(str(s['started']) for s in sittings)}; "
+               f"commit {', '.join(commits)}), one model loaded once per sitting; "
+               + (f"the strategies of {', '.join(split)} ran in more than one sitting (their times compare less "
+                  "well)." if split else "each document's strategies ran in one sitting, one after another."))
+    else:
+        how = "All strategies ran in the same invocation, one model loaded once."
     text = "\n".join([
         "# Summary quality, measured",
         "",
         f"`make quality` (bench/quality.py) with **{results['model_file']}**, n_ctx {results['n_ctx']:,}, on "
         f"{results['machine']['cpus']} cores, started {results['started']}; raw results with every summary in "
-        f"`bench/results/{source_name}`. All strategies ran in the same invocation, one model loaded once.",
+        f"`bench/results/{source_name}`. {how}",
         "",
         "Metrics (bench/quality_metrics.py): fact recall = share of the human question/answer pairs' content "
         "words (Japanese: character bigrams) in the summary; R-1/2/L = ROUGE F1 against the best human "
