@@ -5,7 +5,8 @@ A reply is flagged when it:
 - meta: talks about the summary instead of being one ("the summary remains unchanged");
 - empty, truncated (ran into max_tokens: the end of the summary is missing);
 - repetition: loops (the same line or passage over and over: SmolLM2's 924-character loop);
-- copied_chunk: is mostly a verbatim copy of the new content;
+- copied_chunk: is mostly a verbatim copy of the new content, or adds to the previous summary a passage of
+  it pasted verbatim;
 - echoed_prompt: repeats the rules or the labels of the prompt;
 - dropped_facts: lost most of the names, numbers and dates the previous summary held.
 Each threshold is a field of GuardSettings (configurable per run).
@@ -32,6 +33,12 @@ class GuardSettings:
     shrink_ratio: float = 0.6          # reply shorter than this share of the previous summary: collapse
     min_previous_chars: int = 200      # below this the previous summary is too short to judge shrinkage
     copy_share: float = 0.8            # share of the reply's 8-character shingles found verbatim in the chunk
+    # ... and of what the reply adds to the previous summary (its shingles the previous one lacks), once that
+    # is at least added_copy_min_chars long. The 1.5B model's rolling rounds that passed with the chunk
+    # pasted under the previous summary (the development earnings call, twice) added text 97% copied; the
+    # rounds that summarised their part added text 55-66% found in it (short phrases and names recur).
+    added_copy_share: float = 0.9
+    added_copy_min_chars: int = 400
     repeat_lines: int = 3              # the same non-trivial line this many times: a loop
     dropped_fact_share: float = 0.5    # more than this share of the previous summary's facts missing
     min_previous_facts: int = 4
@@ -126,9 +133,15 @@ def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, 
     if len(reply) >= 200 and reply_shingles:
         in_chunk = len(reply_shingles & _shingles(chunk)) / len(reply_shingles)
         in_previous = len(reply_shingles & _shingles(previous)) / len(reply_shingles) if previous else 0.0
+        added = reply_shingles - _shingles(previous) if previous else set()
+        added_in_chunk = len(added & _shingles(chunk)) / len(added) if added else 0.0
         if in_chunk >= settings.copy_share and in_previous < 0.5:
             flags.append("copied_chunk")
             details.append(f"{in_chunk:.0%} of the reply is copied from the new content")
+        elif 4 * len(added) >= settings.added_copy_min_chars and added_in_chunk >= settings.added_copy_share:
+            flags.append("copied_chunk")
+            details.append(f"what the reply adds to the previous summary (about {4 * len(added):,} characters) is "
+                           f"{added_in_chunk:.0%} copied from the new content")
     before = fact_keys(previous)
     if len(before) >= settings.min_previous_facts:
         after = re.sub(r"[\s,]", "", reply).lower()

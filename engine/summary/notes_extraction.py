@@ -122,7 +122,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
 
     def passes(point: str, i: int) -> bool:
         return bool(point) and not unfinished(point) and point_supported(point, sentences[i]) \
-            and not _says_nothing(point, kept[i].quote) and not invented_names(point, part) \
+            and not _says_nothing(point, kept[i].quote) and not invented_names(point, part, sentences[i]) \
             and not wrong_language(point, sentences[i], layout.language) \
             and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
     asks = [(list(range(len(extracts))), False, ctx.sampling)]
@@ -218,7 +218,7 @@ def first_sentence(point: str) -> str:
 _CAPITALISED = re.compile(r"(?<![:.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")      # not where a sentence starts
 
 
-def invented_names(point: str, part: str) -> list[str]:
+def invented_names(point: str, part: str, sentence: str | None = None) -> list[str]:
     """Capitalised words of ``point`` the part never uses, in any case: a name the model brought in (the
     1.5B model wrote "Ben invests in brands" of an earnings call: Ben is in the prompt's example). A
     capitalised word where a sentence starts is no sign of a name; the rewording's first word is checked
@@ -235,7 +235,14 @@ def invented_names(point: str, part: str) -> list[str]:
         if not word.isascii():
             return word in part                                  # no word boundaries in Japanese
         return bool(re.search(rf"\b{re.escape(word.lower())}\b", lowered))
-    return [w for w in dict.fromkeys(words) if not in_part(w)]
+    invented = [w for w in dict.fromkeys(words) if not in_part(w)]
+    if sentence is not None:
+        # the worked example's speaker ("Marketing proposes ...") as the subject of a rewording whose
+        # sentence has no such speaker: the 1.5B model wrote "Marketing plans to maintain focus on
+        # long-term priorities" of an earnings call, where "marketing" is only a word the part uses
+        invented += [name for name in EXAMPLE_NAMES if name.isascii() and name not in invented
+                     and re.search(rf"\b{name}\b", point) and not re.search(rf"\b{name}\b", sentence)]
+    return invented
 
 
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,

@@ -92,3 +92,19 @@ def test_facts_from_tool_logs_are_not_facts_of_the_day():
     ledger.add_chunk("[14:03:31] tool · bash: 605 passed in 242.10s (0:04:02)\n"
                      "[14:05] Mika: The budget is EUR 12,000 for 2027-01-15.\n", 0)
     assert sorted(f.text for f in ledger.facts if f.kind != "name") == ["2027-01-15", "EUR 12,000"]
+
+
+def test_a_reply_that_pastes_its_chunk_under_the_previous_summary_is_a_copy():
+    """What the 1.5B model's rolling rounds did on the development earnings call: the previous summary
+    kept, the new part pasted under a heading; judged on the whole reply, a third or more of it was the
+    previous summary, so it passed."""
+    chunk = "\n".join(f"On Slide {30 + i}, we detail segment {i}: net sales fell {i}% as we lapped the 53rd week, "
+                      f"and adjusted operating margin was {10 + i}.{i}% against {12 + i}% a year ago." for i in range(12))
+    pasted = PREVIOUS + "\n\n#### Segments:\n" + chunk[:1400]
+    got, detail = check_reply(PREVIOUS, pasted, chunk, hit_max_tokens=False, rules=RULES)
+    assert "copied_chunk" in got and "adds to the previous summary" in detail
+    summarised = PREVIOUS + ("\n\n- Segment sales fell in every segment as the 53rd week was lapped; adjusted "
+                             "operating margins were below a year ago in each (slides 30-41).\n- Management "
+                             "expects the margin gap to narrow once pricing catches up with costs.")
+    assert "copied_chunk" not in flags(summarised, chunk=chunk)
+    assert "copied_chunk" not in flags(PREVIOUS + "\n" + chunk[:300], chunk=chunk)   # a short quote is no paste

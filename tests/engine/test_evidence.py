@@ -145,6 +145,12 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
     part = "Dave: we invest in our brands to build stronger connections with consumers."
     assert invented_names("Ben invests in brands for consumers", part) == ["Ben"]
     assert invented_names("Dave invests in brands. Consumers matter", part) == []   # sentence starts are no names
+    # the example's speaker as a rewording's subject: a word of the part, but no speaker of its sentence
+    call = "Dave: we will stay focused on marketing and on the long-term priorities of our business."
+    assert invented_names("Marketing plans to stay focused on long-term priorities", call) == []
+    assert invented_names("Marketing plans to stay focused on long-term priorities", call, call) == ["Marketing"]
+    meeting = "Marketing: I think the remote should be yellow."
+    assert invented_names("Marketing wants a yellow remote", meeting, meeting) == []
     japanese = "営業部の鈴木: 納品は 5 月です。"
     assert invented_names("田中は納品を 5 月と報告", japanese) == ["田中"]   # the Japanese example's name
     assert invented_names("営業部の鈴木は納品を 5 月と報告", japanese) == []
