@@ -1,10 +1,9 @@
 """The rolling engine with the scripted fake runtime: collapse repair, noise, compaction, checkpoints."""
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
