@@ -131,10 +131,12 @@ def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, 
     # matches wherever it starts (sampling both every 4 only caught copies at aligned offsets).
     reply_shingles = _shingles(reply, step=4)
     if len(reply) >= 200 and reply_shingles:
-        in_chunk = len(reply_shingles & _shingles(chunk)) / len(reply_shingles)
-        in_previous = len(reply_shingles & _shingles(previous)) / len(reply_shingles) if previous else 0.0
-        added = reply_shingles - _shingles(previous) if previous else set()
-        added_in_chunk = len(added & _shingles(chunk)) / len(added) if added else 0.0
+        chunk_shingles = _shingles(chunk)
+        previous_shingles = _shingles(previous) if previous else set()
+        in_chunk = len(reply_shingles & chunk_shingles) / len(reply_shingles)
+        in_previous = len(reply_shingles & previous_shingles) / len(reply_shingles)
+        added = reply_shingles - previous_shingles if previous else set()
+        added_in_chunk = len(added & chunk_shingles) / len(added) if added else 0.0
         if in_chunk >= settings.copy_share and in_previous < 0.5:
             flags.append("copied_chunk")
             details.append(f"{in_chunk:.0%} of the reply is copied from the new content")

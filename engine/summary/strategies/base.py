@@ -261,7 +261,7 @@ class RunContext:
         from precis.engine.summary.notes_extraction import salient_notes_for_part
         earlier = [Note.from_dict(d) for d in self.state.notes.get(doc.name, [])]
         first_id = max((n.id for n in earlier), default=0) + 1
-        lines, weights = self._document_index(doc)
+        lines, weights = self.document_index(doc)
         # the part's share of what the notes strategy would take from the whole document
         all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
         budget_chars = round(notes_chars_for(doc.tokens, self.summary_words) * chunk.tokens / all_tokens)
@@ -272,15 +272,15 @@ class RunContext:
         results.extend(got.results)
         self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped
         how = "extracted" if "extracted" in got.flags else "notes_fallback"
+        if not got.notes:
+            # every sentence the part could give is already in the notes (or it has none to give)
+            return previous, how, "this part added nothing the earlier notes do not hold; the summary is kept"
         folded = []
         for n in got.notes:
             candidate = _join(previous, folded + [f"- {n.point} [{n.id}]"])
             if self.count(candidate) > self.budget.summary_in_cap:
                 break
             folded.append(f"- {n.point} [{n.id}]")
-        if not got.notes:
-            # every sentence the part could give is already in the notes (or it has none to give)
-            return previous, how, "this part added nothing the earlier notes do not hold; the summary is kept"
         if how == "extracted":
             kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim (no rewording passed)"
         elif "commit_subjects" in got.flags:
@@ -294,9 +294,10 @@ class RunContext:
                      "the run report's evidence and the summary file's notes")
         return _join(previous, folded), how, note
 
-    def _document_index(self, doc):
-        """The document's line index and word weights, built once per document (a day's log is 235k
-        characters; a run whose rewrites keep failing falls back on every part)."""
+    def document_index(self, doc):
+        """The document's line index and word weights, built once per document and shared by the notes
+        strategy's parts and the other strategies' fallbacks (a day's log is 235k characters; a run whose
+        rewrites keep failing falls back on every part)."""
         from precis.engine.summary.notes_extraction import LineIndex
         from precis.engine.summary.salience import DocumentWeights
         if doc.name not in self._indexes:

@@ -34,8 +34,7 @@ from precis.engine.summary.compaction import (
 )
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
-from precis.engine.summary.notes_extraction import LineIndex, salient_notes_for_part
-from precis.engine.summary.salience import DocumentWeights
+from precis.engine.summary.notes_extraction import salient_notes_for_part
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
@@ -47,8 +46,7 @@ def notes_text(notes: list[Note]) -> str:
 def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     notes = [Note.from_dict(d) for d in ctx.state.notes.get(doc.name, [])]
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "notes")}
-    lines = LineIndex(doc.text)
-    weights = DocumentWeights(doc.text)
+    lines, weights = ctx.document_index(doc)
     language = document_language(ctx, doc)
     budget_chars = notes_chars_for(doc.tokens, ctx.summary_words)
     all_tokens = max(1, sum(c.tokens for c in doc.chunks))
