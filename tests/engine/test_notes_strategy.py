@@ -552,7 +552,7 @@ def test_a_git_logs_notes_leave_out_what_the_log_undoes_or_replaces_even_parts_a
     assert "Boost のバージョンを 1.83.0 に上げる" in quotes
 
 
-def test_a_failed_rolling_round_of_a_git_log_folds_in_its_commit_subjects_not_english_notes():
+def test_a_failed_rolling_round_of_a_git_log_folds_in_its_commit_subjects_with_no_model_call():
     def every_round_fails(call):
         if call.kind == "round":
             return "The summary remains unchanged."
