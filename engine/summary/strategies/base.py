@@ -256,18 +256,14 @@ class RunContext:
         quote" notes over the whole part, which on the development earnings call put "Marketing proposes
         ..." (the meeting preset's example speaker, on a call with none) into a rolling summary, were a
         third refused on the meetings, and cost a 2,000-token read per failed part (docs/quality.md)."""
-        from precis.engine.planning.summary_length import notes_chars_for
         from precis.engine.summary.evidence import Note
         from precis.engine.summary.notes_extraction import salient_notes_for_part
         earlier = [Note.from_dict(d) for d in self.state.notes.get(doc.name, [])]
         first_id = max((n.id for n in earlier), default=0) + 1
         lines, weights = self.document_index(doc)
-        # the part's share of what the notes strategy would take from the whole document
-        all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
-        budget_chars = round(notes_chars_for(doc.tokens, self.summary_words) * chunk.tokens / all_tokens)
         got = yield from salient_notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char,
-                                                total, first_id, lines, earlier, weights, budget_chars,
-                                                document_language(self, doc))
+                                                total, first_id, lines, earlier, weights,
+                                                self.part_notes_chars(doc, chunk), document_language(self, doc))
         self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
         results.extend(got.results)
         self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped
@@ -293,6 +289,12 @@ class RunContext:
             note += (f"; {left} did not fit under the summary cap: {'it is' if left == 1 else 'they are'} kept in "
                      "the run report's evidence and the summary file's notes")
         return _join(previous, folded), how, note
+
+    def part_notes_chars(self, doc, chunk) -> int:
+        """The part's share of the characters of sentences the notes strategy takes from the whole document."""
+        from precis.engine.planning.summary_length import notes_chars_for
+        all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
+        return round(notes_chars_for(doc.tokens, self.summary_words) * chunk.tokens / all_tokens)
 
     def document_index(self, doc):
         """The document's line index and word weights, built once per document and shared by the notes

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
-from precis.engine.planning.summary_length import notes_chars_for, summary_chars_for
+from precis.engine.planning.summary_length import summary_chars_for
 from precis.engine.summary.compaction import (
     MAX_COMPACTION_ROUNDS,
     Bullet,
@@ -48,8 +48,6 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "notes")}
     lines, weights = ctx.document_index(doc)
     language = document_language(ctx, doc)
-    budget_chars = notes_chars_for(doc.tokens, ctx.summary_words)
-    all_tokens = max(1, sum(c.tokens for c in doc.chunks))
     for chunk in doc.chunks:
         if chunk.index in done:
             continue
@@ -65,7 +63,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             continue
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
                                                 total_rounds, _next_id(notes), lines, notes, weights,
-                                                round(budget_chars * chunk.tokens / all_tokens), language)
+                                                ctx.part_notes_chars(doc, chunk), language)
         notes += got.notes
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
