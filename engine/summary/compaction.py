@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, reading_chars_for
-from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, parse_reworded, reword_grammar
+from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, reword_grammar
 from precis.engine.summary.evidence import Note, point_supported
 from precis.engine.summary.language import wrong_language
-from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, first_sentence, invented_names
+from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, invented_names, numbered_answers
 from precis.engine.summary.salience import units_of
 
 MAX_COMPACTION_ROUNDS = 3
@@ -134,9 +134,9 @@ def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], 
                                      min(ctx.budget.summary_out_cap, TOKENS_PER_REWORD * len(batch)),
                                      replace(ctx.strict_sampling, grammar=reword_grammar(len(batch))))
         out.results.append(result)
-        replies = parse_reworded(result.raw)
+        replies = numbered_answers(result, len(batch))      # a line cut by the token budget is no merge
         for number, i in enumerate(batch, 1):
-            merged = first_sentence(replies.get(number, ""))
+            merged = replies[number - 1]
             if merge_problems(merged, bullets[i], bullets[i + 1], layout.language):
                 tried.add((bullets[i].id, bullets[i + 1].id))
                 out.refused += 1

@@ -46,6 +46,7 @@ from precis.engine.summary.salience import (
 )
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
+LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
 MIN_POINT_WORDS = 3              # a point with fewer content words (speaker labels aside) says nothing
 COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
@@ -136,11 +137,10 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
             ctx.check_cancel()
         asked = [sentences[i] for i in positions]
         result = yield from ctx.call(index, layout.reword_messages(asked, again),
-                                     min(ctx.budget.summary_out_cap, TOKENS_PER_REWORD * len(asked)),
+                                     min(ctx.budget.summary_out_cap, reword_tokens(ctx, asked)),
                                      replace(params, grammar=reword_grammar(len(asked))))
         out.results.append(result)
-        reworded = parse_reworded(result.raw)
-        answers = [first_sentence(reworded.get(number, "")) for number in range(1, len(positions) + 1)]
+        answers = numbered_answers(result, len(positions))
         for i, point in _aligned(answers, positions, passes).items():
             kept[i] = replace(kept[i], point=joined_letters(point), origin="reworded")
     if retry:
@@ -161,13 +161,31 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
         if note.origin == "reworded":
             continue
         ctx.check_cancel()
-        result = yield from ctx.call(index, layout.restate_messages(sentences[i]), TOKENS_PER_REWORD,
+        result = yield from ctx.call(index, layout.restate_messages(sentences[i]), reword_tokens(ctx, [sentences[i]]),
                                      replace(ctx.strict_sampling, grammar=restate_grammar()))
         out.results.append(result)
         point = first_sentence(result.raw.strip().splitlines()[0] if result.raw.strip() else "")
-        if passes(point, i):
+        if result.stats.stopped_by != "max_tokens" and passes(point, i):
             kept[i] = replace(note, point=joined_letters(point), origin="reworded")
     return kept
+
+
+def numbered_answers(result, count: int) -> list[str]:
+    """The first sentence of each numbered line "[1]" to "[count]" of a reply ("" where one is missing).
+    A reply that ran out of tokens ends mid-phrase: its last line is no answer, however its words check."""
+    reworded = parse_reworded(result.raw)
+    if result.stats.stopped_by == "max_tokens" and reworded:
+        del reworded[max(reworded)]
+    return [first_sentence(reworded.get(number, "")) for number in range(1, count + 1)]
+
+
+def reword_tokens(ctx, sentences: list[str]) -> int:
+    """The tokens a reply rewording ``sentences`` may take: per sentence TOKENS_PER_REWORD, or as many as
+    the sentence itself takes, if more. Japanese takes about a token per character: held to 50 tokens a
+    line, the 1.5B model's replies to a development session's Japanese sentences ran out of tokens in 16
+    of 36 numbered asks, the last line cut mid-phrase (refused) and, in 4 of its 18 parts, no rewording
+    kept (the sentences taken verbatim)."""
+    return sum(max(TOKENS_PER_REWORD, ctx.renderer.count(s) + LINE_TOKENS) for s in sentences)
 
 
 _DANGLING = re.compile(r"(?:[,;:、]|\b(?:and|or|but|the|a|an|of|to|with|for|that|because|as))\s*$", re.I)
@@ -204,14 +222,15 @@ def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]
     return given
 
 
-_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])")
+_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])"
+                            r"|(?<=[.!?])\s*(?=[\u3040-\u30ff\u4e00-\u9fff])")
 
 
 def first_sentence(point: str) -> str:
     """A note is one statement: what a small model runs on with after it is chatter about the note
     ("This is a short note in the same language as, ...", "... star. (Venus is the morning star) (The
-    sentence says ..."; in Japanese after "。" or in an aside in brackets: "パスを修正。 (これも短い言葉で)
-    ただし、..."), cut here."""
+    sentence says ..."; in Japanese after "。", after a Latin full stop ("...反映済み. これは main リポジトリで
+    ...") or in an aside in brackets: "パスを修正。 (これも短い言葉で) ただし、..."), cut here."""
     return _NEXT_SENTENCE.split(point.strip(), 1)[0].strip()
 
 
@@ -272,7 +291,8 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
-    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences)
+    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
+                              weights.sentences_in(part, part_offset))
     extracts, shown = [], []
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from precis.engine.documents.commit_log import changelog_weight, commit_subjects
+from precis.engine.documents.transcript_turns import TURN_MARKER, ProseSpans, prose_spans
 from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
@@ -61,10 +62,18 @@ def joined_letters(point: str) -> str:
     return _SPELLED_PLURAL.sub(lambda m: m.group(0).replace("_", ""), point)
 
 
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")      # not "__": "__init__" is a name
+
+
+def unbold(text: str) -> str:
+    """Markdown's bold marks out: an assistant's "**次のステップ**: ..." was a note's point, marks and all."""
+    return _BOLD.sub(r"\1", text)
+
+
 def clean_utterance(sentence: str) -> str:
-    """A spoken sentence as a reader wants it: fillers and stutters out, spelled letters joined, transcript
-    spacing tidied (the verbatim sentence stays the note's quote)."""
-    text = _DISFLUENCY.sub("", unspell(sentence))
+    """A spoken sentence as a reader wants it: fillers and stutters out, spelled letters joined, Markdown's
+    bold marks out, transcript spacing tidied (the verbatim sentence stays the note's quote)."""
+    text = _DISFLUENCY.sub("", unbold(unspell(sentence)))
     text = _REPEAT.sub(r"\1", text)
     text = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text))
     return re.sub(r"([,.]){2,}", r"\1", text).strip(" ,")
@@ -103,7 +112,7 @@ class Sentence:
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
-        body = unspell(SPEAKER_PREFIX.sub("", self.text))
+        body = unbold(unspell(SPEAKER_PREFIX.sub("", self.text)))
         return f"{self.speaker}: {body}" if self.speaker else body
 
 
@@ -137,17 +146,25 @@ def _min_chars(sentence: str) -> int:
     return MIN_CJK_SENTENCE_CHARS if cjk > len(sentence) / 3 else MIN_SENTENCE_CHARS
 
 
-def sentences_of(text: str) -> list[Sentence]:
-    """The sentences of ``text`` long and substantive enough to be noted (no logs, greetings, fillers)."""
+def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
+    """The sentences of ``text`` long and substantive enough to be noted (no logs, greetings, fillers). In a
+    chat transcript, only those of its people's own words (engine.documents.transcript_turns): ``prose``,
+    the spans of them in ``text`` (a part's, from its whole document: a part can start inside a tool's
+    output), else found in ``text`` itself."""
     substantive = substantive_text(text)
+    if prose is None:
+        prose = prose_spans(text)
     found = []
     for m in SENTENCE.finditer(text):
-        marker = _LIST_MARKER.match(m.group(0))                # a list item's "- " is not the sentence's
+        # a list item's "- " is not the sentence's, nor a chat turn's "[assistant] "
+        marker = _LIST_MARKER.match(m.group(0)) or TURN_MARKER.match(m.group(0))
         sentence = m.group(0)[marker.end() if marker else 0:].strip()
         if len(sentence) < _min_chars(sentence) or FILLER_ONLY.match(sentence) or sentence not in substantive \
                 or _is_heading(sentence) or is_machine_text(sentence):
             continue
         start = m.start() + m.group(0).index(sentence)
+        if prose is not None and not prose.holds(start, start + len(sentence)):
+            continue
         line = text[text.rfind("\n", 0, start) + 1:]
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
@@ -181,7 +198,9 @@ class DocumentWeights:
 
     def __init__(self, document: str) -> None:
         self.sentences_with = Counter()
-        found = {s.start: s for s in sentences_of(document)}
+        self.document_chars = len(document)
+        self.prose = prose_spans(document)
+        found = {s.start: s for s in sentences_of(document, self.prose)}
         subjects = subject_sentences(document)
         for subject in subjects:                           # a git log's subjects, short ones too
             found.setdefault(subject.start, subject)
@@ -198,6 +217,13 @@ class DocumentWeights:
         document) with the changelog weights the whole document gives them."""
         return [replace(s, gain_factor=self.subject_factors.get(part_offset + s.start, s.gain_factor))
                 for s in subjects]
+
+    def sentences_in(self, part: str, part_offset: int) -> list[Sentence]:
+        """The sentences of a part of this document (starting at ``part_offset``) worth noting: in a chat
+        transcript, those of its people's own words as the whole document shows them."""
+        if self.prose is None or part_offset + len(part) > self.document_chars:
+            return sentences_of(part)
+        return sentences_of(part, self.prose.shifted(part_offset))
 
     def weight(self, unit: str) -> float:
         n = self.sentences_with[unit]

@@ -18,7 +18,7 @@ from precis.engine.summary.evidence import (
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import first_sentence, invented_names, unfinished
+from precis.engine.summary.notes_extraction import first_sentence, invented_names, numbered_answers, unfinished
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
@@ -31,6 +31,15 @@ def test_points_must_keep_the_parts_numbers_and_words():
     assert point_supported("The team chose a wind dynamo over the hand dynamo", PART)
     assert not point_supported("The LCD costs 15 euros", PART)                 # a changed number
     assert not point_supported("Revenue rose sharply in the third quarter", PART)   # nothing of the part
+
+
+
+def test_a_japanese_point_with_latin_words_is_checked_by_its_japanese_too():
+    quote = "レビュー指摘の SHA-256 ハッシュキーを反映済み。"
+    assert point_supported("SHA-256 のハッシュキーをレビュー指摘どおり反映", quote)
+    # what the 1.5B model ran on with: its Latin words are the quote's, its Japanese is not
+    assert not point_supported("SHA-256 ハッシュキーは main リポジトリで作成されたブランチに追加され、新しいデータが保存されます",
+                               quote)
 
 
 @settings(max_examples=60, deadline=None)
@@ -138,6 +147,8 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
     assert first_sentence("The budget is 12.50 euros per unit") == "The budget is 12.50 euros per unit"
     assert first_sentence("Copy-Item のパスを修正。 (これも短い言葉で) ただし、この行は") == "Copy-Item のパスを修正。"
     assert first_sentence("M99 のビルドを修正 (これも短く)") == "M99 のビルドを修正"
+    assert first_sentence("ハッシュキーを反映済み. これは main リポジトリで作成されました") == "ハッシュキーを反映済み."
+    assert first_sentence("TTL は 0.5 日、キャッシュは v1.2 から") == "TTL は 0.5 日、キャッシュは v1.2 から"
     assert first_sentence("Venus was a morning star. (Venus is the morning star) (The sentence says") == \
         "Venus was a morning star."
     assert first_sentence("The budget is EUR 12 (VAT included) per unit") == "The budget is EUR 12 (VAT included) per unit"
@@ -206,3 +217,15 @@ def test_a_japanese_heading_says_and_in_japanese_and_is_cut_at_its_list():
     }
     for heading, shown in written.items():
         assert shorter_heading(heading) == shown and len(shown) <= max(JA_HEADING_SHOWN_CHARS, len(heading))
+
+
+def test_the_last_line_of_a_reply_that_ran_out_of_tokens_is_no_answer():
+    from precis.engine.runtime.protocol import CallStats
+    from precis.engine.summary.strategies.base import CallResult
+    raw = "[1] The team chose a wind dynamo\n[2] Marketing finds the LCD too expensive for the"
+    stopped = CallStats()
+    stopped.stopped_by = "max_tokens"
+    assert numbered_answers(CallResult(raw, raw, stopped, 1.0), 3) == ["The team chose a wind dynamo", "", ""]
+    ended = CallStats()
+    ended.stopped_by = "eos"
+    assert numbered_answers(CallResult(raw, raw, ended, 1.0), 2)[1] == "Marketing finds the LCD too expensive for the"

@@ -394,7 +394,7 @@ def test_a_failed_rolling_round_of_a_japanese_document_folds_in_japanese_notes()
             return "".join(f"[{i}] The budget was approved by Tanaka\n" for i in sentences)
         if call.kind == "reword":
             amounts = {i: re.search(r"[0-9,]+万円", s).group() for i, s in sentences.items()}
-            return "".join(f"[{i}] 田中さんの担当は予算{amount}の承認（要約）\n" for i, amount in amounts.items())
+            return "".join(f"[{i}] 田中さんが予算{amount}を承認（要約）\n" for i, amount in amounts.items())
         return diligent(call)
     text = "".join(f"第{i}回：予算は{i},200万円で、田中さんが{i}月{i}日までに承認します。会議は金曜日に延期されました。\n\n"
                    for i in range(1, 40))
@@ -425,8 +425,9 @@ def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answ
         sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
         if call.kind == "reword" and not call.retry:       # what the 1.5B model did with the English example
             return "".join(f"[{i}] The Windows build and its settings were changed\n" for i in sentences)
-        if call.kind == "reword":                            # asked again: shorter, in Japanese
-            return "".join(f"[{i}] {s.split('、')[0][:14]}を実施（要約）\n" for i, s in sentences.items())
+        if call.kind == "reword":                            # asked again: shorter, in Japanese, its words
+            return "".join(f"[{i}] {'・'.join(re.findall(r'[一-龥ァ-ヶー]{2,}|[A-Za-z0-9_.]{3,}', s)[:4])}（要約）\n"
+                           for i, s in sentences.items())
         if call.kind == "write":
             return "## Windows build changes\n"
         return diligent(call)
@@ -593,3 +594,39 @@ def test_an_english_rolling_round_of_a_japanese_git_log_is_in_the_wrong_language
     flagged = [e for e in events if isinstance(e, CollapseDetected)]
     assert flagged and all("wrong_language" in e.flags for e in flagged)
     assert "Updated JetPack" not in state.summaries["day.txt"]
+
+
+def _claude_code_session(steps: int) -> str:
+    """A Japanese Claude Code session as Precis writes one (engine.documents.chat_exports): a slash command's
+    English prompt, then turns of Japanese conversation between long English tool outputs."""
+    prompt = ("You are a planning specialist who turns feature specs into implementation plans. Always ask for "
+              "user confirmation before generating files, and read the existing code before asking questions.\n")
+    turns = ["[user] <command-message>kitchen:prep</command-message>\n<command-name>/kitchen:prep</command-name>",
+             "[user] # Prep Command\n\n" + prompt * 6]
+    for i in range(1, steps + 1):
+        turns += [f"[assistant] ステップ {i} として、キャッシュ層のタスク {i} を設計し、テスト {i} 件を追加しました。",
+                  f'[tool_call] Bash: {{"command": "go test ./internal/cache/...", "description": "Run tests {i}"}}',
+                  "[tool_result] " + "".join(f"ok   github.com/example/repiq/internal/cache/provider{j} "
+                                              f"0.0{j}s coverage: 8{j}.5% of statements in the package\n"
+                                              for j in range(12)),
+                  f"[user] タスク {i} のキャッシュキーは SHA-256 にして、TTL は {i + 20} 時間にしてください。"]
+    return "\n\n".join(turns) + "\n"
+
+
+def test_a_chat_transcripts_notes_quote_only_its_peoples_words_and_are_in_their_language():
+    rt = FakeRuntime()
+    text = _claude_code_session(steps=8)
+    plan = make_plan(rt, text)
+    assert plan.rounds >= 3                         # parts that start inside tool outputs
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    notes = state.notes["day.txt"]
+    assert notes
+    for n in notes:
+        turn_start = text.rfind("\n[", 0, n["start_char"]) + 1
+        assert text.startswith(("[assistant] ", "[user] タスク"), turn_start), n["quote"]
+        assert not n["quote"].startswith("[")       # the turn's marker is not its sentence
+    rewords = [c for c in rt.calls if c.kind == "reword"]
+    assert rewords and all("in Japanese" in c.prompt for c in rewords)
+    assert not any(w in c.content for c in rewords for w in ("planning specialist", "coverage:"))
+

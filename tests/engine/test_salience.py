@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from precis.engine.summary.salience import (
     DocumentWeights,
+    clean_utterance,
     joined_letters,
+    prose_language,
     select_sentences,
     sentences_of,
     subject_sentences,
@@ -75,6 +77,52 @@ def test_what_a_tool_wrote_is_never_chosen():
            "- [Commits](https://github.com/actions/upload-release-asset/compare/v1.0.1...v1.0.2)\n")
     assert [s.text for s in sentences_of(log)] == \
         ["Fix the green line when Simulcast is received with SDL on Jetson boards."]
+
+
+SESSION = """[user] <command-message>kitchen:prep</command-message>
+<command-name>/kitchen:prep</command-name>
+
+[user] # Prep Command
+
+You are a planning and decomposition specialist who turns feature specs into actionable implementation plans.
+Always ask for user confirmation before generating files, and read the existing code before asking questions.
+Create task-level items for each phase of the implementation plan and keep the TODO list in tasks/todo.md.
+
+[assistant] 実装計画を作成する前に、既存のキャッシュ設計を確認します。
+
+[tool_call] Read: {"file_path": "docs/specs/cache/scope.md"}
+
+[tool_result] 1→# Scope: Disk Cache
+2→
+3→- In Scope: a disk cache under the user cache directory with a TTL of 24 hours for every provider.
+4→- Out of Scope: an in-memory cache, a per-provider TTL and LRU eviction of old entries.
+
+[assistant] キャッシュキーは SHA-256 のハッシュにして、TTL は 24 時間で実装計画を 5 つのタスクに分けました。
+
+[user] LRU eviction はスコープ外のままで、キャッシュの削除は遅延削除にしてください。
+"""
+
+
+def test_a_chat_transcripts_sentences_are_its_peoples_own_words_in_any_part():
+    found = [s.text for s in sentences_of(SESSION)]
+    assert found == ["実装計画を作成する前に、既存のキャッシュ設計を確認します。",
+                     "キャッシュキーは SHA-256 のハッシュにして、TTL は 24 時間で実装計画を 5 つのタスクに分けました。",
+                     "LRU eviction はスコープ外のままで、キャッシュの削除は遅延削除にしてください。"]
+    # the English command prompt and the file a tool read are most of its letters: not its language
+    assert prose_language(SESSION) == "Japanese"
+    weights = DocumentWeights(SESSION)
+    start = SESSION.index("3→- In Scope")                      # a part that starts inside the tool's output
+    part = SESSION[start:]
+    assert [s.text for s in weights.sentences_in(part, start)] == found[1:]
+    assert any("In Scope" in s.text for s in sentences_of(part))   # on its own it cannot tell
+
+
+def test_markdowns_bold_marks_are_not_shown_nor_kept_in_a_verbatim_point():
+    said = "**次のステップ**: エンジニアが `/kitchen:recipe #10` を実行して、要件定義に進めます。"
+    sentence = sentences_of(f"[assistant] {said}\n\n" * 4)[0]
+    assert sentence.text == said                                   # the quote stays verbatim
+    assert sentence.shown().startswith("次のステップ: エンジニアが `/kitchen:recipe #10`")
+    assert clean_utterance(said).startswith("次のステップ: ") and clean_utterance("a **b** in __init__") == "a b in __init__"
 
 
 def test_a_list_items_marker_is_not_part_of_its_sentence():
