@@ -28,7 +28,7 @@ from dataclasses import dataclass
 # "[user]", "[assistant 2026-03-02 10:11]", "[tool_result]": the role first, then an optional time. Not
 # "[main 3f2a1b0] fix" (git's output inside a turn) nor "[07:55] tool · imap" (a time-stamped log line).
 TURN_MARKER = re.compile(r"^\[(user|assistant|human|ai|system|developer|tool|tool_call|tool_result|tool_use)"
-                   r"(?: [^\]\n]{1,40})?\] ?", re.M)
+                         r"(?: [^\]\n]{1,40})?\] ?", re.M)
 MIN_TURNS = 4                   # fewer role markers than this is a text that quotes a chat, not a chat
 PROSE_ROLES = ("user", "assistant", "human", "ai")
 # Markup and text the client writes into a user turn ("<command-name>/kitchen:menu</command-name>")
