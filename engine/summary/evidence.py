@@ -144,6 +144,44 @@ def point_supported(point: str, part: str, part_words: set[str] | None = None) -
     return not grams or len(grams & cjk_bigrams(part)) >= POINT_WORD_SHARE * len(grams)
 
 
+# A rewording that says the opposite of its sentence passes the word checks: "not" and "no" are stop
+# words, and the 1.5B model turned "出力と完全一致、透過性も問題なし" (transparent: no problem) into
+# "出力と完全一致、透過性なし" (no transparency), every bigram but one in its sentence. A negation the point
+# brings in is what inverts a sentence. One it drops, among 102 rewordings kept in development runs (two
+# meetings, a story), was a question tag ("..., wouldn't you?") or said another way ("not too much extra
+# cost" -> "at a reasonable cost") in 5 of 6, so only a brought-in negation is refused.
+_NEGATION_EN = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.I)
+# Japanese: the polite and written forms said the plain way, so that "問題なし" holds "問題ありません"
+_NEGATION_JA_FORMS = (("ありません", "ない"), ("ません", "ない"), ("無し", "なし"), ("無い", "ない"), ("無く", "なく"))
+_NEGATION_JA = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff])な[いしく]")
+_NEGATING_PREFIX = re.compile(r"[不未非無][\u3400-\u9fff]")
+
+
+def _japanese_plain(text: str) -> str:
+    text = "".join(c for c in text if not c.isspace())
+    for form, plain in _NEGATION_JA_FORMS:
+        text = text.replace(form, plain)
+    return text
+
+
+def negation_invented(point: str, source: str) -> bool:
+    """``point`` negates what ``source`` does not: a negation word where the source has none, or, in
+    Japanese, a negation ("ない", "なし", "なく", "不", "未", ...) on a word the source does not negate (the
+    character before "な" and "な" itself, or the prefix and its word, must stand so in the source)."""
+    if _NEGATION_EN.search(point) and not _NEGATION_EN.search(source):
+        return True
+    said, held = _japanese_plain(point), _japanese_plain(source)
+    # a verb's negation after its stem in kana: "使いません" said plain is "使わない", another kana before "な"
+    verb_negated = bool(re.search(r"[\u3040-\u309f](?:な[いしく]|ません)", source))
+    for m in _NEGATION_JA.finditer(said):
+        before = said[m.start() - 1]
+        if not re.search(re.escape(before) + "な[いしく]", held) and \
+                not ("\u3040" <= before <= "\u309f" and verb_negated):
+            return True
+    source_negates = bool(_NEGATION_JA.search(held) or _NEGATION_EN.search(source))
+    return any(m.group(0) not in held and not source_negates for m in _NEGATING_PREFIX.finditer(said))
+
+
 COPY_RUN_WORDS = 6               # a run of this many words in a row, found in the source, is copied
 COPY_RUN_CHARS = 12              # the same for Japanese, in characters
 

@@ -31,6 +31,7 @@ from precis.engine.summary.evidence import (
     content_words,
     copy_share,
     is_repeat,
+    negation_invented,
     normalise,
     point_supported,
 )
@@ -109,10 +110,10 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                     shown: list[str] | None = None, retry: bool = False):
     """Generator; returns the extracts, each with the model's short rewording as its point where that
     rewording checks out (its numbers and most of its words in the sentence, no name the part does not
-    hold, in the language asked for, not a copy of it, not unfinished). ``shown``: the
-    sentences as the model sees them (with their speaker). ``retry``: the sentences whose rewording was
-    refused are asked once more, greedy, with a reminder, and those refused again one at a time
-    (``restate_extracts``).
+    hold, no negation the sentence does not make, in the language asked for, not a copy of it, not
+    unfinished). ``shown``: the sentences as the model sees them (with their speaker). ``retry``: the
+    sentences whose rewording was refused are asked once more, greedy, with a reminder, and those refused
+    again one at a time (``restate_extracts``).
 
     Sentences taken verbatim made up most of what a summary copied from its source (copy rates of
     0.16-0.47 on development meetings); saying what one given sentence states is a short, local task
@@ -123,7 +124,8 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
 
     def passes(point: str, i: int) -> bool:
         return bool(point) and not unfinished(point) and point_supported(point, sentences[i]) \
-            and not _says_nothing(point, kept[i].quote) and not invented_names(point, part, sentences[i]) \
+            and not negation_invented(point, sentences[i]) and not _says_nothing(point, kept[i].quote) \
+            and not invented_names(point, part, sentences[i]) \
             and not wrong_language(point, sentences[i], layout.language) \
             and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
     asks = [(list(range(len(extracts))), False, ctx.sampling)]

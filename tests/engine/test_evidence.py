@@ -13,6 +13,7 @@ from precis.engine.prompts.notes import (
 from precis.engine.summary.evidence import (
     Note,
     is_repeat,
+    negation_invented,
     normalise,
     point_supported,
     spelled_numbers,
@@ -40,6 +41,26 @@ def test_a_japanese_point_with_latin_words_is_checked_by_its_japanese_too():
     # what the 1.5B model ran on with: its Latin words are the quote's, its Japanese is not
     assert not point_supported("SHA-256 ハッシュキーは main リポジトリで作成されたブランチに追加され、新しいデータが保存されます",
                                quote)
+
+
+def test_a_rewording_may_not_bring_in_a_negation_its_sentence_does_not_make():
+    # what the 1.5B model made of a development session's sentence: every word its own, the sense inverted
+    sentence = "出力と完全一致、透過性も問題なし。"
+    assert point_supported("出力と完全一致、透過性なし", sentence)             # the word checks let it through
+    assert negation_invented("出力と完全一致、透過性なし", sentence)
+    assert not negation_invented("出力と完全一致で透過性も問題なし", sentence)
+    assert not negation_invented("問題なし", "テストは全 pass、問題ありません。")    # the polite form said plainly
+    assert not negation_invented("エラー結果はキャッシュしない", "エラー結果をキャッシュしません。")
+    assert not negation_invented("キャッシュを使わない", "キャッシュを使いません。")    # another verb stem, negated
+    assert negation_invented("キャッシュを使わない", "キャッシュを使います。")
+    assert negation_invented("不要なファイルを削除", "必要なファイルを削除しました。")
+    assert not negation_invented("未実装の機能", "その機能はまだ実装していない。")
+    assert negation_invented("The team did not choose the yellow case", "The team chose the yellow case.")
+    assert negation_invented("The remote has no screen", "The remote has a small screen.")
+    # a negation dropped is mostly the same thing said another way: not refused
+    assert not negation_invented("The PM would include them at a reasonable cost",
+                                 "I think if we can include them at not too much extra cost, then I'd put them in,")
+    assert not negation_invented("The case won't be yellow", "We decided the case will not be yellow.")
 
 
 @settings(max_examples=60, deadline=None)

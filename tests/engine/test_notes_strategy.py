@@ -177,6 +177,18 @@ def test_a_rewording_that_brings_in_a_name_is_refused_and_the_part_still_reaches
     assert "(taken verbatim)" in summary_markdown(_report(rt, plan, state), state)
 
 
+def test_a_rewording_that_negates_its_sentence_is_refused_and_asked_again():
+    def contrary(call):
+        if call.kind == "reword" and not call.retry:     # every word the sentence's, and "never" before them
+            return re.sub(r"^(\[\d+\]) ", r"\1 It never happened that ", diligent(call), flags=re.M)
+        return diligent(call)
+    rt, plan, state, events = _notes_run(contrary, sessions=2)
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False, True] * plan.rounds
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and "never" not in n["point"] for n in notes)
+    assert "never" not in state.summaries["day.txt"]
+
+
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
@@ -487,6 +499,8 @@ def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_
     assert "truncated" in merge_problems(("Mika proposes a May launch " * 9)[:POINT_CHARS[1]], a, b, None)
     assert "dropped_note" in merge_problems("Mika proposes moving the launch to May", a, bullet(3, "Orin counts 12 units"), None)
     assert "invented_name" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)
+    assert "negation_invented" in merge_problems("Mika proposes not launching the remote in May", a,
+                                                 bullet(4, "Mika says the supplier delivers the cases in May"), None)
 
 
 GIT_LOG_COMMITS = [
