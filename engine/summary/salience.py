@@ -65,15 +65,36 @@ def joined_letters(point: str) -> str:
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")      # not "__": "__init__" is a name
 
 
+_STRAY_BOLD = re.compile(r"^\s*\*\*\s+|\s+\*\*\s*$")
+
+
 def unbold(text: str) -> str:
-    """Markdown's bold marks out: an assistant's "**次のステップ**: ..." was a note's point, marks and all."""
-    return _BOLD.sub(r"\1", text)
+    """Markdown's bold marks out: an assistant's "**次のステップ**: ..." was a note's point, marks and all.
+    A sentence that starts where a bold one ended ("**Epic #10 完了。** ロードマップ上の次は P3 です。" is two
+    sentences) keeps the closing mark at its start: a stray mark at either end goes too."""
+    return _STRAY_BOLD.sub("", _BOLD.sub(r"\1", text))
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+
+
+def table_row_said(text: str) -> str:
+    """A Markdown table's row as a line of text: its first cell, then the others ("| npm 2回目 (HIT) |
+    **0.026s** | キャッシュから即応答 |" is "npm 2回目 (HIT): **0.026s**、キャッシュから即応答"). An assistant's
+    tables hold what it measured and decided; taken verbatim, a row stood in a summary pipes and all."""
+    m = _TABLE_ROW.match(text)
+    if m is None:
+        return text
+    cells = [cell.strip() for cell in m.group(1).split("|") if cell.strip()]
+    joiner = "、" if any(ord(c) > 0x3000 for c in text) else ", "
+    return f"{cells[0]}: {joiner.join(cells[1:])}" if len(cells) > 1 else "".join(cells)
 
 
 def clean_utterance(sentence: str) -> str:
     """A spoken sentence as a reader wants it: fillers and stutters out, spelled letters joined, Markdown's
-    bold marks out, transcript spacing tidied (the verbatim sentence stays the note's quote)."""
-    text = _DISFLUENCY.sub("", unbold(unspell(sentence)))
+    bold marks out, a table's row said as a line, transcript spacing tidied (the verbatim sentence stays
+    the note's quote)."""
+    text = _DISFLUENCY.sub("", unbold(unspell(table_row_said(sentence))))
     text = _REPEAT.sub(r"\1", text)
     text = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text))
     return re.sub(r"([,.]){2,}", r"\1", text).strip(" ,")

@@ -123,6 +123,20 @@ def test_markdowns_bold_marks_are_not_shown_nor_kept_in_a_verbatim_point():
     assert sentence.text == said                                   # the quote stays verbatim
     assert sentence.shown().startswith("次のステップ: エンジニアが `/kitchen:recipe #10`")
     assert clean_utterance(said).startswith("次のステップ: ") and clean_utterance("a **b** in __init__") == "a b in __init__"
+    # the sentence after a bold one that ends with its full stop starts with the closing mark
+    told = "[assistant] **Epic #10 完了。** ロードマップ上の次は P3 (registries: crates / PyPI / Go modules) です。\n\n"
+    after = [s for s in sentences_of(told * 4) if "P3" in s.text][0]
+    assert after.text.startswith("** ")
+    assert clean_utterance(after.text) == after.shown() == "ロードマップ上の次は P3 (registries: crates / PyPI / Go modules) です。"
+    assert clean_utterance("2 ** 8 is 256") == "2 ** 8 is 256"                     # no bold mark at either end
+
+
+def test_a_tables_row_taken_verbatim_reads_as_a_line():
+    assert clean_utterance("| npm 2回目 (HIT) | **0.026s** | キャッシュから即応答 |") == "npm 2回目 (HIT): 0.026s、キャッシュから即応答"
+    assert clean_utterance("| `npm:react` (JSON) | weekly_downloads: 95M, v19.2.4, MIT |") == \
+        "`npm:react` (JSON): weekly_downloads: 95M, v19.2.4, MIT"
+    assert clean_utterance("| Revenue | $4.5 billion | up 3% |") == "Revenue: $4.5 billion, up 3%"
+    assert clean_utterance("Use a | b to pipe, as in `ls | wc`.") == "Use a | b to pipe, as in `ls | wc`."
 
 
 def test_a_list_items_marker_is_not_part_of_its_sentence():
