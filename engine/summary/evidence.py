@@ -145,11 +145,11 @@ def point_supported(point: str, part: str, part_words: set[str] | None = None) -
 
 
 # A rewording that says the opposite of its sentence passes the word checks: "not" and "no" are stop
-# words, and the 1.5B model turned "出力と完全一致、透過性も問題なし" (transparent: no problem) into
-# "出力と完全一致、透過性なし" (no transparency), every bigram but one in its sentence. A negation the point
+# words, and the 1.5B model turned "出力も完全に一致しており透過性も問題なし。" (transparency: no problem)
+# into "出力と完全一致、透過性なし" (no transparency), every bigram but one in its sentence. A negation the point
 # brings in is what inverts a sentence. One it drops, among 102 rewordings kept in development runs (two
 # meetings, a story), was a question tag ("..., wouldn't you?") or said another way ("not too much extra
-# cost" -> "at a reasonable cost") in 5 of 6, so only a brought-in negation is refused.
+# cost" -> "at a reasonable cost") in 6 of 7, so only a brought-in negation is refused.
 _NEGATION_EN = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.I)
 # Japanese: the polite and written forms said the plain way, so that "問題なし" holds "問題ありません"
 _NEGATION_JA_FORMS = (("ありません", "ない"), ("ません", "ない"), ("無し", "なし"), ("無い", "ない"), ("無く", "なく"))
