@@ -45,10 +45,10 @@ def test_a_japanese_point_with_latin_words_is_checked_by_its_japanese_too():
 
 def test_a_rewording_may_not_bring_in_a_negation_its_sentence_does_not_make():
     # what the 1.5B model made of a development session's sentence: every word its own, the sense inverted
-    sentence = "出力と完全一致、透過性も問題なし。"
+    sentence = "出力も完全に一致しており透過性も問題なし。"
     assert point_supported("出力と完全一致、透過性なし", sentence)             # the word checks let it through
     assert negation_invented("出力と完全一致、透過性なし", sentence)
-    assert not negation_invented("出力と完全一致で透過性も問題なし", sentence)
+    assert not negation_invented("出力は完全一致し、透明性も問題なし", sentence)   # what it says now
     assert not negation_invented("問題なし", "テストは全 pass、問題ありません。")    # the polite form said plainly
     assert not negation_invented("エラー結果はキャッシュしない", "エラー結果をキャッシュしません。")
     assert not negation_invented("キャッシュを使わない", "キャッシュを使いません。")    # another verb stem, negated
