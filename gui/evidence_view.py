@@ -28,7 +28,9 @@ def summary_html(name_texts: list[tuple[str, str]], note: str = "") -> str:
             body = stripped[:m.start()].rstrip() if m else stripped
             link = f" <a href='notes:{html.escape(name)}:{m.group(1).replace(' ', '')}'>[{m.group(1)}]</a>" if m \
                 else ""
-            if body.startswith("#"):
+            if body.startswith("###"):          # a layer of a topic ("### Decisions and judgements")
+                out.append(f"<h4>{html.escape(body.lstrip('#').strip())}</h4>")
+            elif body.startswith("#"):
                 out.append(f"<h3>{html.escape(body.lstrip('#').strip())}</h3>")
             elif body.startswith(("- ", "* ")):
                 out.append(f"<p style='margin-left:14px'>• {html.escape(body[2:])}{link}</p>")

@@ -205,6 +205,12 @@ def _when(date: str) -> datetime | None:
     return None
 
 
+def commit_days(text: str) -> dict[int, str]:
+    """By each commit subject's offset in ``text``: the day its Date header gives ("2021-12-25"), for the
+    commits of a git log whose header says one in a form git writes; {} for a text that is no log."""
+    return {s.start: when.date().isoformat() for s in commit_subjects(text) if (when := _when(s.date))}
+
+
 def chronological(subjects: list[Subject]) -> list[Subject]:
     """Oldest first. ``git log`` prints the newest first unless asked ``--reverse``: the Date headers
     tell which (git's default, ISO and strict ISO forms); without them, git's default order is assumed."""

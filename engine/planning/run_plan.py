@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from precis.engine.documents.bundle import Part
-from precis.engine.documents.commit_log import commit_subjects
+from precis.engine.documents.commit_log import commit_days, commit_subjects
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
@@ -132,13 +132,16 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
                  strategy: str = "rolling", summary_words: int | None = None) -> Estimate:
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
-    subjects) and a heading per section (a fraction of the rolling loop's work); the other strategies are
+    subjects) and a heading per section (none for a dated git log: its days head its sections), a fraction
+    of the rolling loop's work; the other strategies are
     estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
     if strategy == "notes":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):
+            subjects, days = commit_subjects(doc.text), commit_days(doc.text)
             p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
-                                        rewording=not commit_subjects(doc.text))
+                                        rewording=not subjects,
+                                        model_headings=not subjects or any(s.start not in days for s in subjects))
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
         return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0

@@ -56,16 +56,18 @@ PAIRS_PER_MERGE_CALL = 6
 
 
 def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
-                      summary_words: int | None = None, rewording: bool = True) -> tuple[int, int, int]:
+                      summary_words: int | None = None, rewording: bool = True,
+                      model_headings: bool = True) -> tuple[int, int, int]:
     """(prompt tokens sent, of which evaluated, generated) for one document's notes run. ``summary_words``:
     the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
-    commit subjects as written, so only the headings (and merges) are asked of the model."""
+    commit subjects as written, so only the headings (and merges) are asked of the model;
+    ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model."""
     total_chars = notes_chars_for(document_tokens, summary_words)
     all_tokens = max(1, sum(chunk_tokens))
     if not rewording:
         notes = sum(max(1, min(MAX_SENTENCES_PER_PART, round(total_chars * t / all_tokens / SUBJECT_CHARS)))
                     for t in chunk_tokens)
-        return _writing_tokens(document_tokens, notes, summary_words, SUBJECT_CHARS, (0, 0, 0))
+        return _writing_tokens(document_tokens, notes, summary_words, SUBJECT_CHARS, (0, 0, 0), model_headings)
     sent = evaluated = generated = notes = 0
     for tokens in chunk_tokens:
         share = total_chars * tokens / all_tokens
@@ -93,13 +95,14 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
 
 
 def _writing_tokens(document_tokens: int, kept: int, summary_words: int | None, point_chars: int,
-                    notes_calls: tuple[int, int, int]) -> tuple[int, int, int]:
+                    notes_calls: tuple[int, int, int], model_headings: bool = True) -> tuple[int, int, int]:
     """``notes_calls`` plus what the compaction merges and the section headings of ``kept`` notes take."""
     sent, evaluated, generated = notes_calls
     merges = merges_expected(document_tokens, kept, summary_words, point_chars)
     kept -= merges
-    sections = -(-kept // NOTES_PER_SECTION)
-    heading_prompt = sections * HEADING_PROMPT_TOKENS + kept * HEADING_TOKENS_PER_NOTE
+    headed = kept if model_headings else 0            # the notes whose sections the model heads
+    sections = -(-headed // NOTES_PER_SECTION)
+    heading_prompt = sections * HEADING_PROMPT_TOKENS + headed * HEADING_TOKENS_PER_NOTE
     merge_prompt = -(-merges // PAIRS_PER_MERGE_CALL) * MERGE_PROMPT_TOKENS + merges * 2 * TOKENS_PER_REWORDED_NOTE
     return (sent + heading_prompt + merge_prompt, evaluated + heading_prompt + merge_prompt,
             generated + sections * HEADING_GENERATED_TOKENS + merges * TOKENS_PER_REWORDED_NOTE)

@@ -32,7 +32,7 @@ def referenced_notes(summary: str) -> list[int]:
     return ids
 
 
-def sources_markdown(summary: str, notes: list[dict]) -> list[str]:
+def sources_markdown(summary: str, notes: list[dict], heading: str = "##") -> list[str]:
     by_id = {n["id"]: n for n in notes}
     rows = []
     for i in sorted(referenced_notes(summary)):
@@ -47,7 +47,7 @@ def sources_markdown(summary: str, notes: list[dict]) -> list[str]:
                "subject": " (the commit's subject line)"}.get(
             n.get("origin"), "")
         rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
-    return ["### Sources", "", *rows, ""] if rows else []
+    return [f"{heading} Sources", "", *rows, ""] if rows else []
 
 
 def summary_markdown(report: RunReport, state: RunState) -> str:
@@ -59,26 +59,34 @@ def summary_markdown(report: RunReport, state: RunState) -> str:
     if report.salvaged_rounds:
         lines += [f"> {report.salvaged_rounds} part(s) could not be summarized by the model; their verified notes "
                   "or key sentences are included instead (marked with their sources).", ""]
+    # One document: its summary's sections ("## topic", "### Done") and its sources are the file's sections.
+    # Several: each under "## name", its headings one level down, so a topic never reads as a document.
     many = len(state.summaries) > 1
+    heading = "###" if many else "##"
     for name, text in state.summaries.items():
         if many:
-            lines += [f"## {name}", ""]
-        lines += [text.strip(), ""]
+            lines += [f"## {name}", "", _one_level_down(text.strip()), ""]
+        else:
+            lines += [text.strip(), ""]
         notes = state.notes.get(name, [])
-        lines += sources_markdown(text, notes)
+        lines += sources_markdown(text, notes, heading)
         if report.strategy != "notes":      # a failed part's notes that did not fit under the summary cap
-            lines += unmerged_notes_markdown(text, notes)
+            lines += unmerged_notes_markdown(text, notes, heading)
     return "\n".join(lines)
 
 
-def unmerged_notes_markdown(summary: str, notes: list[dict]) -> list[str]:
+def _one_level_down(text: str) -> str:
+    return re.sub(r"^(#{1,5}) ", r"#\1 ", text, flags=re.M)
+
+
+def unmerged_notes_markdown(summary: str, notes: list[dict], heading: str = "##") -> list[str]:
     cited = set(referenced_notes(summary))
     left = [n for n in notes if n["id"] not in cited]
     if not left:
         return []
     rows = [f"- part {n['part'] + 1}, line {n['start_line']}: {n['point']} (“{' '.join(n['quote'].split())}”)"
             for n in left]
-    return ["### Notes from failed parts that did not fit in the summary", "", *rows, ""]
+    return [f"{heading} Notes from failed parts that did not fit in the summary", "", *rows, ""]
 
 
 def todos_markdown(report: RunReport, many_documents: bool) -> str:

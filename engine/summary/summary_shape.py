@@ -4,9 +4,15 @@ The presets describe a shape (resources/presets/*.json): the conversation archiv
 (what was done; decisions and judgements; reusable patterns) and a closing TODO section, the minutes'
 "Action:" lines for the tasks a meeting assigns. A prose merge by the 1.5B model lost facts (writing.py
 says how much), so the notes stay the bullets and code puts them in the shape: a note goes to the first
-layer whose cue words its quote or its point holds (the layer without cues takes the rest), one line per layer
-citing every note in it; a note whose quote assigns a task (the task finder of engine.summary.facts:
-"X will send ...", "by next meeting", 宿題) becomes an "Action:" line, or moves to the TODO section.
+layer whose cue words its quote or its point holds (the layer without cues takes the rest); each layer is a
+"### " subheading over a bullet per note, citing that note (a project log's layers read as a Keep a
+Changelog section: "### Added", "### Fixed"). A note whose quote assigns a task (the task finder of
+engine.summary.facts: "X will send ...", "by next meeting", 宿題) becomes an "Action:" line, or moves to
+the TODO section.
+
+Why a bullet per note: one line per layer, the notes joined by "; ", read as a run-on list on the
+development chat sessions (seven notes on one line, "- 実施: ...; ...; ...") and a reference on such a line
+opened seven quotes at once; now a line's reference opens the one quote it rests on.
 """
 from __future__ import annotations
 
@@ -16,8 +22,6 @@ from precis.engine.prompts.presets import Preset
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.facts import is_task
 from precis.engine.summary.language import is_japanese
-
-LAYER_SEPARATOR = "; "
 
 
 @dataclass
@@ -45,10 +49,12 @@ def section_lines(bullets: list[Bullet], preset: Preset, language: str | None) -
             text = f"{b.point} {b.quote}"
             at = next((i for i, layer in enumerate(preset.note_layers) if layer.cue and layer.cue.search(text)), rest)
             layers.setdefault(at, []).append(b)
-        return [ShapedLine(f"- {_label(layer.label, layer.label_ja, language)}: "
-                           + LAYER_SEPARATOR.join(b.point.rstrip(" .。") for b in layers[i]),
-                           [n for b in layers[i] for n in b.ids])
-                for i, layer in enumerate(preset.note_layers) if i in layers]
+        lines = []
+        for i, layer in enumerate(preset.note_layers):
+            if i in layers:
+                lines.append(ShapedLine(f"### {_label(layer.label, layer.label_ja, language)}", []))
+                lines += [ShapedLine(f"- {b.point}", b.ids) for b in layers[i]]
+        return lines
     lines = []
     for b in kept:
         task = preset.task_label and assigns_task(b)

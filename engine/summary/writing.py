@@ -148,12 +148,43 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     return heading, problems
 
 
-def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, language: str | None = None):
-    """Generator for one section: its heading (one call, greedy), then its notes; returns Written.
-    ``language``: the heading's (the one asked for, else the document's when Precis can name it)."""
+def commit_days_heading(notes: list[Bullet], days: dict[int, str], language: str | None = None) -> str:
+    """A git log's section headed by the days its commits span ("2021-12-25 〜 2021-12-30"), when every note
+    of it is a commit subject whose Date the log gives (``days``: engine.documents.commit_log.commit_days);
+    else "". On the development project log the model's headings named one commit of their seven ("FAQ.md
+    更新" over Raspberry Pi OS, JetPack, libwebrtc and SDL changes); a changelog's sections are its
+    releases or its dates, and the dates are the log's own."""
+    found = [days.get(n.start_char) if n.origin == "subject" else None for b in notes for n in b.notes]
+    if not found or None in found:
+        return ""
+    first, last = min(found), max(found)
+    if first == last:
+        return first
+    return f"{first} 〜 {last}" if is_japanese(language) else f"{first} to {last}"
+
+
+def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, language: str | None = None,
+                days: dict[int, str] | None = None):
+    """Generator for one section: its heading (one call, greedy; a git log's days, no call: see
+    ``commit_days_heading``), then its notes; returns Written. ``language``: the heading's (the one asked
+    for, else the document's when Precis can name it)."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     written = Written()
     yield RoundStarted(index, "write", -1, total, 0, sum(len(n.point) for n in notes), "", "", 1)
+    heading = commit_days_heading(notes, days or {}, layout.language)
+    if heading:
+        written.flags.append("commit_days_heading")
+    else:
+        heading = yield from _model_heading(ctx, index, layout, notes, section, written)
+    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, ctx.layout.preset, layout.language)]
+    # a section whose every note is a task for the closing TODO section keeps no heading of its own
+    written.lines = ([WrittenLine(f"## {heading}", [])] if lines else []) + lines
+    return written
+
+
+def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], section: str, written: Written):
+    """Generator; returns the heading the model names the section by, asked once more with what was wrong
+    when it fails its checks, else the parts the section covers. Its calls and flags go to ``written``."""
     result = yield from ctx.call(index, layout.heading_messages([(n.id, n.point) for n in notes], section),
                                  HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
     written.results.append(result)
@@ -176,10 +207,7 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
         yield CollapseDetected(index, problems, 0, len(result.reply), 1,
                                f"the section's heading failed its checks ({', '.join(problems)})")
         yield RoundRepaired(index, "parts_heading", 0, f"the section is headed by the parts it covers: {heading}")
-    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, ctx.layout.preset, layout.language)]
-    # a section whose every note is a task for the closing TODO section keeps no heading of its own
-    written.lines = ([WrittenLine(f"## {heading}", [])] if lines else []) + lines
-    return written
+    return heading
 
 
 def writing_groups(ctx, notes: list[Bullet]) -> list[list[Bullet]]:

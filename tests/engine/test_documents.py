@@ -308,3 +308,16 @@ def test_a_version_bump_is_told_from_a_document_update():
     for not_a_bump in ("FAQ.md を更新", "Github Actions の Ubuntu を 20.04 にあげる", "JetPack を 4.6 に変更",
                        "WebRTC, Boost, CLI11, SDK を新しいバージョンに上げる", "Update README.md"):
         assert bumped_dependency(not_a_bump) is None, not_a_bump
+
+
+def test_a_git_logs_commit_days_are_read_from_its_date_headers_in_the_forms_git_writes():
+    from precis.engine.documents.commit_log import commit_days, commit_subjects
+    log = _stat_log(CHANGELOG_COMMITS[:3])
+    default = log.replace("2021-12-25 00:06:50 +0900", "Sat Dec 25 00:06:50 2021 +0900") \
+                 .replace("2021-12-29 11:03:28 +0900", "2021-12-29T11:03:28+09:00")      # git's default, strict ISO
+    for text in (log, default):
+        assert sorted(commit_days(text).values()) == ["2021-12-25", "2021-12-29", "2021-12-29"]
+        assert set(commit_days(text)) == {s.start for s in commit_subjects(text)}
+    undated = log.replace("Date:   2021-12-25 00:06:50 +0900", "Date:   yesterday")   # a date git never writes
+    assert commit_days(undated) == {s.start: "2021-12-29" for s in commit_subjects(undated)[1:]}
+    assert commit_days("We met on 2021-12-25 and talked.\n") == {}

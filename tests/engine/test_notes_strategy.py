@@ -64,14 +64,32 @@ def test_every_summary_line_rests_on_a_quote_found_in_the_document():
         assert n["start_line"] == text.count("\n", 0, n["start_char"]) + 1
     lines = [ln for ln in state.summaries["day.txt"].splitlines() if ln.strip() and not ln.startswith("#")]
     assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
-    assert all(ln.startswith(("- Done: ", "- Decisions and judgements: ", "- Reusable patterns: ")) for ln in lines)
+    assert all(re.fullmatch(r"- .+ \[\d+\]", ln) for ln in lines)             # a bullet per note, citing it
+    layers = [ln for ln in state.summaries["day.txt"].splitlines() if ln.startswith("### ")]
+    assert layers and set(layers) <= {"### Done", "### Decisions and judgements", "### Reusable patterns"}
     assert {n["part"] for n in notes.values()} == set(range(plan.rounds))     # every part reached the notes
     report = _report(rt, plan, state)
     md = summary_markdown(report, state)
-    assert "### Sources" in md and all(f"[{i}] part" in md for i in notes)
+    assert "\n## Sources\n" in md and all(f"[{i}] part" in md for i in notes)
     evidence_lines = report.as_json()["evidence"]["day.txt"]["lines"]
     assert evidence_lines[0]["notes"] == [] and evidence_lines[0]["text"].startswith("## ")   # a heading
-    assert all(line["notes"] for line in evidence_lines[1:])
+    assert all(line["notes"] for line in evidence_lines if not line["text"].startswith("#"))
+
+
+def test_the_summary_file_nests_each_documents_sections_under_its_name_and_lists_its_sources():
+    rt = FakeRuntime()
+    layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
+    days = [("monday.txt", conversation_day(sessions=2, noise_sessions=()), ()),
+            ("tuesday.txt", conversation_day(sessions=3, noise_sessions=()), ())]
+    plan = build_plan(rt, layout, 2048, days, strategy="notes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    md = summary_markdown(_report(rt, plan, state), state)
+    headings = [ln for ln in md.splitlines() if ln.startswith("#")]
+    assert headings[0].startswith("# Summary") and headings[1] == "## monday.txt" and "## tuesday.txt" in headings
+    # each document's topics one level below its name, their layers below them, then its sources
+    assert {h.split(" ")[0] for h in headings[2:headings.index("## tuesday.txt")]} == {"###", "####"}
+    assert headings[headings.index("## tuesday.txt") - 1] == "### Sources" and headings[-1] == "### Sources"
 
 
 def test_code_chooses_the_sentences_and_the_model_only_rewords_them():
@@ -374,7 +392,15 @@ def test_the_plan_of_a_git_log_counts_no_rewording_calls_and_matches_the_run():
     assert plan.estimate.generated_tokens < as_prose.generated_tokens / 3
     state, options = start(rt, plan, RunOptions(strategy="notes"))
     records = _records(run_all(rt, plan, state, options))
+    # dated commits: their sections are headed by their days, so neither the plan nor the run asks the model
+    assert plan.estimate.evaluated_tokens == 0 and sum(r.prompt_evaluated for r in records) == 0 and not rt.calls
+    undated_log = re.sub(r"Date:[^\n]*\n", "", _git_log())             # headings asked of the model again
+    rt = FakeRuntime()
+    plan = build_plan(rt, layout, 2048, [("day.txt", undated_log, ())], strategy="notes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    records = _records(run_all(rt, plan, state, options))
     evaluated = sum(r.prompt_evaluated for r in records)
+    assert {c.kind for c in rt.calls} == {"write"}
     assert 0.3 < plan.estimate.evaluated_tokens / evaluated < 3
 
 
@@ -540,7 +566,8 @@ def test_a_git_log_is_noted_by_its_commit_subjects_without_asking_the_model_to_r
     parts = [r for r in _records(events) if r.kind == "notes"]
     assert all("commit_subjects" in r.flags or "nothing_to_note" in r.flags for r in parts)
     summary = state.summaries["day.txt"]
-    assert "- 変更: " in summary and "- 修正: Jetson のデコーダーの切り抜きを修正" in summary    # the log's shape
+    assert "### 変更\n" in summary and "### 修正\n- Jetson のデコーダーの切り抜きを修正 [" in summary  # the log's shape
+    assert summary.startswith("## 2021-12-29\n") and not rt.calls        # headed by its commits' day, no call
     assert "(the commit's subject line)" in summary_markdown(_report(rt, plan, state), state)
 
 

@@ -29,13 +29,18 @@ DAY = [
 def test_the_conversation_archive_says_each_topic_in_three_layers_and_closes_with_its_tasks():
     preset = load_preset("conversation-archive")
     lines = section_lines(DAY, preset, None)
-    assert [(line.text.split(":")[0], line.notes) for line in lines] == [
-        ("- Done", [1, 5]), ("- Decisions and judgements", [2]), ("- Reusable patterns", [3])]
-    assert lines[0].text == ("- Done: The assistant set up the nightly backup with rsync; "
-                             "The backup job logs to /var/log/backup")
+    # each layer a subheading over a bullet per note, each bullet citing its own note
+    assert [(line.text, line.notes) for line in lines] == [
+        ("### Done", []),
+        ("- The assistant set up the nightly backup with rsync", [1]),
+        ("- The backup job logs to /var/log/backup", [5]),
+        ("### Decisions and judgements", []),
+        ("- Postgres was chosen over SQLite because of concurrent writes", [2]),
+        ("### Reusable patterns", []),
+        ("- Always run the migration on a copy first", [3])]
     todo = todo_lines(DAY, preset, None)
     assert [(line.text, line.notes) for line in todo] == [("## TODO", []), ("- Mika will send the release notice", [4])]
-    assert section_lines(DAY, preset, "Japanese")[1].text.startswith("- 判断と決定: ")
+    assert section_lines(DAY, preset, "Japanese")[3].text == "### 判断と決定"
 
 
 def test_minutes_say_an_assigned_task_as_an_action_line_and_a_layerless_preset_keeps_a_bullet_per_note():
@@ -51,9 +56,10 @@ def test_a_project_log_sorts_its_changes_into_added_changed_fixed():
            _bullet(2, "JetPack を 4.6 に上げる", "JetPack を 4.6 に変更"),
            _bullet(3, "Jetson のデコーダーの切り抜きを修正", "切り抜いていなかったので修正")]
     lines = section_lines(log, load_preset("project-log"), "Japanese")
-    assert [line.text.split(":")[0] for line in lines] == ["- 追加", "- 変更", "- 修正"]
+    assert [line.text for line in lines if line.text.startswith("###")] == ["### 追加", "### 変更", "### 修正"]
+    assert [line.notes for line in lines] == [[], [1], [], [2], [], [3]]
     bump = [_bullet(1, "Bump actions/create-release from 1.0.0 to 1.1.4", "Bump actions/create-release")]
-    assert section_lines(bump, load_preset("project-log"), None)[0].text.startswith("- Changed: ")   # a path, not "create"
+    assert section_lines(bump, load_preset("project-log"), None)[0].text == "### Changed"   # a path, not "create"
 
 
 def test_a_preset_with_a_broken_cue_is_refused_with_its_name(tmp_path):
@@ -62,3 +68,21 @@ def test_a_preset_with_a_broken_cue_is_refused_with_its_name(tmp_path):
                                 "note_layers": [{"label": "Done"}, {"label": "Why", "cue": "because("}]}))
     with pytest.raises(BadInput, match="mine.json is not valid"):
         load_preset(str(path))
+
+
+def _subject(i: int, subject: str, start: int) -> Bullet:
+    return Bullet(subject, (Note(i, subject, subject, "log", 0, start, start + len(subject), origin="subject"),))
+
+
+def test_a_git_logs_section_is_headed_by_the_days_its_commits_span_and_only_when_each_is_dated():
+    from precis.engine.summary.writing import commit_days_heading
+    commits = [_subject(1, "JetPack を 4.6 に変更", 10), _subject(2, "SDL を 2.0.20 に上げる", 90)]
+    days = {90: "2021-12-25", 10: "2021-12-30"}                       # newest first, as git log prints them
+    assert commit_days_heading(commits, days, "Japanese") == "2021-12-25 〜 2021-12-30"
+    assert commit_days_heading(commits, days, None) == "2021-12-25 to 2021-12-30"
+    assert commit_days_heading(commits[:1], days, None) == "2021-12-30"
+    assert commit_days_heading(commits, {10: "2021-12-30"}, None) == ""       # a commit without its day
+    merged = Bullet("JetPack と SDL を更新", commits[0].notes + commits[1].notes)  # a merge still cites both days
+    assert commit_days_heading([merged], days, None) == "2021-12-25 to 2021-12-30"
+    reworded = [commits[0], _bullet(3, "The nightly build was fixed", "we fixed the nightly build")]
+    assert commit_days_heading(reworded, days | {0: "2021-12-31"}, None) == ""  # a note that is no subject

@@ -298,6 +298,8 @@ def test_clicking_a_summary_lines_references_shows_its_quotes_in_the_source(make
     evidence = window.results.evidence
     html_text = evidence.summary_view.toHtml()
     first = re.search(r"href=\"(notes:[^\"]+)\"", html_text).group(1)       # a link on a summary line
+    assert "," not in first.rsplit(":", 1)[1]                                 # a line per note: one quote
+    assert re.search(r"<h4[^>]*>(?:<[^>]+>)*(?:Done|Decisions and judgements|Reusable patterns)<", html_text)
     evidence.summary_view.anchorClicked.emit(QUrl(first))
     shown = evidence.evidence_view.toPlainText()
     note_id = int(first.rsplit(":", 1)[1].split(",")[0])

@@ -202,7 +202,7 @@ def test_7_a_repair_says_how_many_notes_fit_and_keeps_the_rest(tmp_path, capsys,
     assert repairs and all("did not fit under the summary cap" in e["detail"] for e in repairs)
     assert all(e["detail"].startswith("folded 0 of") for e in repairs)
     summary = (tmp_path / "out" / "2026-11-30-summary.md").read_text(encoding="utf-8")
-    assert "### Notes from failed parts that did not fit in the summary" in summary
+    assert "\n## Notes from failed parts that did not fit in the summary\n" in summary
 
 
 # 8 ---------------------------------------------------------------------------------------------------

@@ -152,7 +152,7 @@ def test_the_bundled_model_through_notes_gives_only_lines_linked_to_verified_quo
     for n in notes.values():                                     # every quote is the document's own text
         assert text[n["start_char"]:n["end_char"]] == n["quote"]
     summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
-    body = summary_md.split("### Sources")[0].split("\n", 2)[2]
+    body = summary_md.split("\n## Sources\n")[0].split("\n", 2)[2]
     lines = [ln for ln in body.splitlines() if ln.strip() and not ln.startswith(("#", ">"))]
     assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
     assert not scaffold_lines(body)

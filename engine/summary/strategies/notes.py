@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from precis.engine.documents.commit_log import commit_days
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import summary_chars_for
@@ -86,6 +87,7 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
     language = document_language(ctx, doc)
     bullets = yield from compact_notes(ctx, doc, bullets_of(notes), total_rounds, language)
     groups = writing_groups(ctx, bullets)
+    days = commit_days(doc.text)
     written_lines = []
     before = bullets_text(bullets)
     for g, group in enumerate(groups, 1):
@@ -93,7 +95,7 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         index = ctx.next_index()
         section = f"from part {group[0].part + 1}" + (f" to {group[-1].last_part + 1}"
                                                       if group[-1].last_part != group[0].part else "")
-        written = yield from write_group(ctx, index, group, section, total_rounds, language)
+        written = yield from write_group(ctx, index, group, section, total_rounds, language, days)
         written_lines += written.lines
         if g == len(groups):
             written_lines += closing_lines(bullets, ctx, language)
