@@ -48,7 +48,8 @@ from precis.engine.summary.salience import (
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
-MIN_POINT_WORDS = 3              # a point with fewer content words (speaker labels aside) says nothing
+MIN_POINT_WORDS = 3              # a point with fewer content words and Japanese character pairs, all told
+#                                  (speaker labels aside), says nothing: "Budget approved", "設計書"
 COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
 POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
 
@@ -73,9 +74,11 @@ class LineIndex:
 
 
 def _says_nothing(point: str, quote: str) -> bool:
-    """A point that is a speaker's bare utterance or a copy of its own quote is not a note."""
+    """A point that is a speaker's bare utterance, a word or two, or a copy of its own quote is not a note.
+    Any Japanese once counted as enough: of "`docs/specs/cache/disk-cache/design.md` - 設計書" the 1.5B
+    model's note "設計書" ("design document") stood as a line of a development session's summary."""
     body = SPEAKER_PREFIX.sub("", point)
-    if len(content_words(body)) < MIN_POINT_WORDS and not cjk_bigrams(body):
+    if len(content_words(body)) + len(cjk_bigrams(body)) < MIN_POINT_WORDS:
         return True
     return fuzz.ratio(normalise(body).text, normalise(SPEAKER_PREFIX.sub("", quote)).text) >= COPY_RATIO
 

@@ -484,6 +484,27 @@ def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answ
     assert any("wrong_language" in e.flags for e in events if isinstance(e, CollapseDetected))
 
 
+def test_a_japanese_rewording_of_a_word_or_two_is_refused_and_asked_again():
+    def says_a_word_first(call):
+        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "reword" and not call.retry:       # "設計書" of a development session: a word, no note
+            return "".join(f"[{i}] 予算は\n" for i in sentences)
+        if call.kind == "reword":                            # asked again: the sentence's facts, reordered
+            return "".join(f"[{i}] 予算{m.group(1)}万円を田中さんが承認\n" if (m := re.search(r"予算は([\d,]+)万円", s))
+                           else f"[{i}] 会議を金曜日に延期\n" for i, s in sentences.items())
+        return diligent(call)
+    text = "".join(f"第{i}回：予算は{i},200万円で、田中さんが{i}月{i}日までに承認します。会議は金曜日に延期されました。\n\n"
+                   for i in range(1, 12))
+    rt = FakeRuntime(script=says_a_word_first)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and n["point"] != "予算は" for n in notes)
+    assert "予算は [" not in state.summaries["day.txt"] and "万円を田中さんが承認 [" in state.summaries["day.txt"]
+    assert any(c.retry for c in rt.calls if c.kind == "reword")
+
+
 def test_notes_that_outgrow_the_summary_are_compacted_into_bullets_that_keep_both_sources():
     rt = FakeRuntime()
     plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
