@@ -121,7 +121,10 @@ def _shorter_japanese_heading(heading: str) -> str:
     heading = heading.replace("版本", "バージョン")
     if len(heading) <= JA_HEADING_SHOWN_CHARS:
         return heading
-    cut = next((m.start() for m in _JA_PHRASE_BREAK.finditer(heading) if m.start() >= 4), None)
+    # never inside a code span: "`/kitchen:order` でEpic Issueを作成するステップ" was cut to "`/kitchen"
+    code = [m.span() for m in re.finditer(r"`[^`]*`", heading)]
+    cut = next((m.start() for m in _JA_PHRASE_BREAK.finditer(heading)
+                if m.start() >= 4 and not any(a < m.start() < b for a, b in code)), None)
     return heading[:cut].rstrip() if cut is not None and cut <= JA_HEADING_SHOWN_CHARS else heading
 
 

@@ -235,6 +235,9 @@ def test_a_japanese_heading_says_and_in_japanese_and_is_cut_at_its_list():
         "C++ 版本更新と Boost 更新": "C++ バージョン更新と Boost 更新",
         "権限の付与と寄与度の分析": "権限の付与と寄与度の分析",            # Japanese words with the kanji stay
         "H264 デコーダーの動いてそうな雰囲気になった": "H264 デコーダーの動いてそうな雰囲気になった",
+        # a colon inside a code span is no phrase break (a development session's heading was cut to "`/kitchen")
+        "`/kitchen:order`でEpic Issueを作成するステップ": "`/kitchen:order`でEpic Issueを作成するステップ",
+        "`/kitchen:order`で作成、PR マージ後に Epic Issue を作るステップ": "`/kitchen:order`で作成",
     }
     for heading, shown in written.items():
         assert shorter_heading(heading) == shown and len(shown) <= max(JA_HEADING_SHOWN_CHARS, len(heading))
