@@ -208,7 +208,12 @@ def _when(date: str) -> datetime | None:
 def commit_days(text: str) -> dict[int, str]:
     """By each commit subject's offset in ``text``: the day its Date header gives ("2021-12-25"), for the
     commits of a git log whose header says one in a form git writes; {} for a text that is no log."""
-    return {s.start: when.date().isoformat() for s in commit_subjects(text) if (when := _when(s.date))}
+    return days_of(commit_subjects(text))
+
+
+def days_of(subjects: list[Subject]) -> dict[int, str]:
+    """``commit_days`` of subjects already found (the log is not parsed again)."""
+    return {s.start: when.date().isoformat() for s in subjects if (when := _when(s.date))}
 
 
 def chronological(subjects: list[Subject]) -> list[Subject]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from precis.engine.documents.bundle import Part
-from precis.engine.documents.commit_log import commit_days, commit_subjects
+from precis.engine.documents.commit_log import commit_subjects, days_of
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
@@ -138,7 +138,8 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
     if strategy == "notes":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):
-            subjects, days = commit_subjects(doc.text), commit_days(doc.text)
+            subjects = commit_subjects(doc.text)
+            days = days_of(subjects)
             p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
                                         rewording=not subjects,
                                         model_headings=not subjects or any(s.start not in days for s in subjects))
