@@ -167,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: the product's); several values run each, side by side (\"rolling, notes after 0\")")
     p.add_argument("--resume", action="store_true",
                    help="go on with the results file of --tag: its finished runs are kept, the rest run")
+    p.add_argument("--no-table", action="store_true",
+                   help="a probe: write bench/results/ only, leave docs/quality.md's table as it is "
+                        "(python bench/quality_table.py RESULTS.json writes the table from any results file)")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.quality_metrics import score
@@ -220,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
                 out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     if shared.runtime is not None:
         shared.runtime.close()
+    if args.no_table:
+        print(f"[quality] wrote {out}", file=sys.stderr)
+        return 0
     from bench.quality_table import write_table
     write_table(results, ROOT / "docs" / "quality.md", out.name)
     print(f"[quality] wrote {out} and docs/quality.md", file=sys.stderr)

@@ -29,7 +29,9 @@ _AMOUNT = re.compile(
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: (?:[A-Z][a-z]+|de|van|von|da))+\b|（([^（）\s]{2,12}?)君）")
 _SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?)\s?:\s", re.M)
 _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応|\bwill (?:\w+ ){0,6}by\b"
-                   r"|\bowner\b.*\bdue\b|\bdue\b"
+                   # "due" as a deadline ("due Friday", "the report is due"), never "due to" (because of: an
+                   # earnings call's "due to the timing lag" became an "Action:" line)
+                   r"|\bowner\b.*\bdue\b|\bdue\b(?!\s+to\b)"
                    # a task a meeting assigns: someone will / is going to <do something>, or "by next meeting"
                    r"|\b(?:I|we|you|he|she|they|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'ll| will| shall| (?:is|are|am) "
                    r"going to| (?:has|have|need) to)\s+(?:\w+\s+){0,2}?(?:send|write|prepare|check|look into|draft|"

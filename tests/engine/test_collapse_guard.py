@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from precis.engine.prompts.presets import load_preset
-from precis.engine.summary.facts import FactLedger, extract_facts
+from precis.engine.summary.facts import FactLedger, extract_facts, is_task
 from precis.engine.summary.guard import GuardSettings, check_reply, clean_reply, looping_tail
 from precis.engine.summary.noise import is_noise
 
@@ -70,6 +70,18 @@ def test_fact_ledger_kept_changed_lost():
     assert counts["kept"] >= 4 and counts["changed"] == 1 and counts["lost"] >= 1
     assert [f.text for f in ledger.todos()] == ["Priya Raman approved EUR 41,200 on 2026-12-02. Revenue grew 12% to "
                                                 "$4.2 million. TODO for Daniel: redeliver 1,180 events by Saturday."]
+
+
+def test_a_task_is_a_deadline_or_an_assignment_never_a_because():
+    """"due" as a deadline is a task; "due to" is a cause: an earnings call's "due to the timing lag ... we
+    do not expect to ... meet our projections" came out as an "Action:" line."""
+    assert is_task("The quarterly report is due Friday.")
+    assert is_task("Owner: Mika, due 2026-12-09")
+    assert is_task("Industrial Designer: I will send the drawings by Friday .")
+    assert is_task("We'll bring the new prototype by next meeting.")
+    assert not is_task("And due to the timing lag between when this inflation hits our P&L and when the benefits "
+                       "take effect, we do not expect to fully offset the impact in time to meet our projections.")
+    assert not is_task("Sales fell due to the 53rd week.")
 
 
 def test_japanese_facts():
