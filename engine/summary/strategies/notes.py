@@ -1,6 +1,7 @@
 """Evidence-linked notes: what small models can carry (DESIGN.md, "Evidence-linked notes").
 
-for each part:  code chooses the sentences that add most to what the notes hold (engine.summary.salience),
+for each part:  code chooses the sentences that add most to what the notes hold (engine.summary.salience), as
+                many as the notes still have room for, measured by how much of a sentence its note keeps,
                 the model says each in a short note of its own words (one grammar-shaped call), code
                 checks every rewording (numbers, words and names in its sentence, not a copy); the
                 sentence is the note's quote, with its location
@@ -24,7 +25,12 @@ from dataclasses import replace
 from precis.engine.documents.commit_log import commit_days
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
-from precis.engine.planning.summary_length import summary_chars_for
+from precis.engine.planning.summary_length import (
+    BULLET_MARK_CHARS,
+    notes_chars_for,
+    part_sentence_chars,
+    summary_chars_for,
+)
 from precis.engine.summary.compaction import (
     MAX_COMPACTION_ROUNDS,
     Bullet,
@@ -36,8 +42,31 @@ from precis.engine.summary.compaction import (
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import salient_notes_for_part
+from precis.engine.summary.salience import SPEAKER_PREFIX, clean_utterance
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
+
+
+def written_chars(notes: list[Note], refused_chars: int = 0) -> tuple[int, int]:
+    """(what the notes take to read as bullets, the reading length of the sentences chosen for them, the
+    ``refused_chars`` of the refused ones included): how much of a chosen sentence this document's notes
+    keep, for the next part's sentence budget. A refused rewording drops its sentence (second meeting: 4 of
+    21), so the share counts it, or each part falls short by as much again."""
+    points = sum(len(n.point) + BULLET_MARK_CHARS for n in notes)
+    return points, sum(_reading_chars(n.quote) for n in notes) + refused_chars
+
+
+def _refused_before(ctx: RunContext, doc: PlannedDocument, notes: list[Note]) -> int:
+    """The refused sentences' reading length in the parts a resumed run has done: the records count them,
+    each taken at the kept sentences' mean length."""
+    count = sum(r.notes_unsupported - (r.notes_kept if "extracted" in r.flags else 0)
+                for r in ctx.state.rounds_of(doc.name, "notes"))
+    mean = written_chars(notes)[1] / len(notes) if notes else 0
+    return round(max(0, count) * mean)
+
+
+def _reading_chars(sentence: str) -> int:
+    return len(clean_utterance(SPEAKER_PREFIX.sub("", sentence)))
 
 
 def notes_text(notes: list[Note]) -> str:
@@ -49,6 +78,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "notes")}
     lines, weights = ctx.document_index(doc)
     language = document_language(ctx, doc)
+    refused_chars = _refused_before(ctx, doc, notes)
     for chunk in doc.chunks:
         if chunk.index in done:
             continue
@@ -62,10 +92,15 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             record = ctx.record(index, "notes", doc.name, chunk, before, before, [], ["noise_skipped"])
             yield ctx.finish_round(record, doc.name, before)
             continue
+        budget_chars = part_sentence_chars(notes_chars_for(doc.tokens, ctx.summary_words), chunk.tokens,
+                                           sum(c.tokens for c in doc.chunks if c.index >= chunk.index),
+                                           sum(c.tokens for c in doc.chunks), *written_chars(notes, refused_chars))
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
-                                                total_rounds, _next_id(notes), lines, notes, weights,
-                                                ctx.part_notes_chars(doc, chunk), language)
+                                                total_rounds, _next_id(notes), lines, notes, weights, budget_chars,
+                                                language)
         notes += got.notes
+        kept_quotes = {n.quote for n in got.notes}
+        refused_chars += sum(_reading_chars(q) for q in got.check.unsupported if q not in kept_quotes)
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
         record = replace(ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags),
