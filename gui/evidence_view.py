@@ -52,7 +52,7 @@ def evidence_html(notes: list[dict], text: str) -> str:
                    + html.escape(text[e:b])).replace("\n", "<br>")
         where = f"line {n['start_line']:,}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']:,}–{n['end_line']:,}"
-        how = {"extract": "taken verbatim", "reworded": "a key sentence, reworded by the model",
+        how = {"extract": "taken verbatim", "reworded": "reworded by the model",
                "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words",
                "subject": "the commit's subject line, as its author wrote it"}.get(
             n.get("origin"), f"quote matched {n.get('score', 0):.0f}%")

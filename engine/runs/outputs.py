@@ -42,7 +42,7 @@ def sources_markdown(summary: str, notes: list[dict], heading: str = "##") -> li
         quote = n["quote"] if len(n["quote"]) <= QUOTE_CHARS_SHOWN else n["quote"][:QUOTE_CHARS_SHOWN] + "…"
         lines = f"line {n['start_line']}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']}–{n['end_line']}"
-        how = {"extract": " (taken verbatim)", "reworded": " (a key sentence, reworded)",
+        how = {"extract": " (taken verbatim)", "reworded": " (reworded)",
                "located": " (the passage holding the note's words)",
                "subject": " (the commit's subject line)"}.get(
             n.get("origin"), "")

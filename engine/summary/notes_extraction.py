@@ -39,7 +39,6 @@ from precis.engine.summary.language import wrong_language
 from precis.engine.summary.salience import (
     SPEAKER_PREFIX,
     DocumentWeights,
-    clean_utterance,
     joined_letters,
     select_sentences,
     subject_sentences,
@@ -301,7 +300,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     extracts, shown = [], []
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
-        point = clean_utterance(SPEAKER_PREFIX.sub("", sentence.text))
+        point = sentence.said()
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
                     lines.line_of(max(s, e - 1)), 100.0, "extract")
         if is_repeat(note, earlier + extracts):

@@ -130,11 +130,19 @@ class Sentence:
     units: frozenset[str]
     reading_chars: int           # its length without the speaker label and the fillers
     gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, else 1
+    turns: tuple[str, ...] = ()  # an exchange of short turns: each turn as said ("Marketing: that's expensive")
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
+        if self.turns:
+            return " / ".join(self.turns)
         body = unbold(unspell(SPEAKER_PREFIX.sub("", self.text)))
         return f"{self.speaker}: {body}" if self.speaker else body
+
+    def said(self) -> str:
+        """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
+        turn of an exchange kept."""
+        return " / ".join(self.turns) if self.turns else clean_utterance(SPEAKER_PREFIX.sub("", self.text))
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")
@@ -171,17 +179,19 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
     """The sentences of ``text`` long and substantive enough to be noted (no logs, greetings, fillers). In a
     chat transcript, only those of its people's own words (engine.documents.transcript_turns): ``prose``,
     the spans of them in ``text`` (a part's, from its whole document: a part can start inside a tool's
-    output), else found in ``text`` itself."""
+    output), else found in ``text`` itself. In a meeting transcript, short turns in a row are also taken
+    together as one exchange (``exchanges``)."""
     substantive = substantive_text(text)
     if prose is None:
         prose = prose_spans(text)
     found = []
+    short_turns: list[Sentence] = []
     for m in SENTENCE.finditer(text):
         # a list item's "- " is not the sentence's, nor a chat turn's "[assistant] "
         marker = _LIST_MARKER.match(m.group(0)) or TURN_MARKER.match(m.group(0))
         sentence = m.group(0)[marker.end() if marker else 0:].strip()
-        if len(sentence) < _min_chars(sentence) or FILLER_ONLY.match(sentence) or sentence not in substantive \
-                or _is_heading(sentence) or is_machine_text(sentence):
+        if not sentence or FILLER_ONLY.match(sentence) or sentence not in substantive or _is_heading(sentence) \
+                or is_machine_text(sentence):
             continue
         start = m.start() + m.group(0).index(sentence)
         if prose is not None and not prose.holds(start, start + len(sentence)):
@@ -190,9 +200,55 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
         units = units_of(SPEAKER_PREFIX.sub("", sentence))
-        if len(units) < MIN_SENTENCE_UNITS:
+        said = clean_utterance(SPEAKER_PREFIX.sub("", sentence))
+        if len(sentence) < _min_chars(sentence) or len(units) < MIN_SENTENCE_UNITS:
+            if speaker and prose is None and units and SPEAKER_PREFIX.sub("", sentence + " ").strip():
+                short_turns.append(Sentence(start, sentence, speaker, units, len(said)))
             continue
-        found.append(Sentence(start, sentence, speaker, units, len(clean_utterance(SPEAKER_PREFIX.sub("", sentence)))))
+        found += exchanges(text, short_turns)
+        short_turns = []
+        found.append(Sentence(start, sentence, speaker, units, len(said)))
+    return found + exchanges(text, short_turns)
+
+
+# A meeting says much in short turns ("Marketing: that's expensive ." "Project Manager: But she wanted the
+# titanium ."), each too short to note alone: on the second development meeting 247 of the 254 sentences of
+# its product-quotation part were, and its notes missed the price. Short turns in a row, fillers between
+# them left out, are taken together as one exchange: its quote is the transcript from its first turn to its
+# last, shown to the model turn by turn with who said each.
+EXCHANGE_MAX_CHARS = 220           # an exchange as read: about two sentences, one short note's worth
+EXCHANGE_MAX_GAP_CHARS = 240       # more transcript than this between two short turns (fillers, or a long
+                                   # sentence taken alone) ends the exchange
+
+
+def _turn(sentence: Sentence) -> str:
+    return f"{sentence.speaker}: {clean_utterance(SPEAKER_PREFIX.sub('', sentence.text))}"
+
+
+def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:
+    """``short_turns`` (consecutive in ``text``, in its order), grouped into exchanges of neighbouring
+    turns that together hold enough to note."""
+    found: list[Sentence] = []
+    group: list[Sentence] = []
+
+    def close():
+        units = frozenset().union(*(t.units for t in group)) if group else frozenset()
+        turns = tuple(_turn(t) for t in group)
+        chars = sum(len(turn) for turn in turns) + 3 * (len(turns) - 1)
+        if len(group) >= 2 and len(units) >= MIN_SENTENCE_UNITS and chars >= MIN_SENTENCE_CHARS:
+            first, last = group[0], group[-1]
+            found.append(Sentence(first.start, text[first.start:last.start + len(last.text)], "", units, chars,
+                                  turns=turns))
+        group.clear()
+
+    for turn in short_turns:
+        if group:
+            gap = turn.start - (group[-1].start + len(group[-1].text))
+            chars = sum(len(_turn(t)) + 3 for t in group + [turn]) - 3
+            if gap > EXCHANGE_MAX_GAP_CHARS or chars > EXCHANGE_MAX_CHARS:
+                close()
+        group.append(turn)
+    close()
     return found
 
 

@@ -749,3 +749,32 @@ def test_a_parts_sentence_budget_follows_what_is_left_to_write_and_the_share_a_n
     assert part_sentence_chars(1000, 100, 100, 1000) == round(2 * 1000 * NOTES_FILL * 0.1 / POINT_SHARE_PRIOR)
     # the length already written: one sentence at most, so the part is still read
     assert part_sentence_chars(1000, 500, 500, 1000, points_chars=1200, sentences_chars=2000) == 1
+
+
+def _quotation_meeting(rounds: int = 6) -> str:
+    lines = []
+    for r in range(rounds):
+        lines += [f"Project Manager: So the price of remote {r} with the titanium case is here .",
+                  "Marketing: Titanium ?", "User Interface: Mm-hmm .", "Marketing: That's expensive .",
+                  f"Project Manager: But she wanted the titanium for remote {r} .",
+                  f"Industrial Designer: One scroll wheel and {r + 2} push buttons .", "Marketing: Okay .",
+                  f"Industrial Designer: The prototype {r} uses a titanium case and a rubber jog wheel for the "
+                  "remote control, which the marketing expert found too expensive for the budget ."]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_meetings_short_turns_reach_the_summary_as_a_note_quoting_the_exchange_with_its_lines():
+    rt = FakeRuntime()
+    text = _quotation_meeting()
+    layout = RoundLayout(load_preset("meeting-minutes"), "2026-11-27")
+    plan = build_plan(rt, layout, 2048, [("meeting.txt", text, ())], strategy="notes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    shown = [line for c in rt.calls if c.kind == "reword" for line in c.content.splitlines()]
+    assert any("Marketing: That's expensive. / Project Manager: But she wanted" in line for line in shown)
+    exchange_notes = [n for n in state.notes["meeting.txt"] if "\n" in n["quote"]]
+    assert exchange_notes and all(n["origin"] == "reworded" for n in exchange_notes)
+    for n in exchange_notes:                             # the quote is the transcript, turn to turn
+        assert text[n["start_char"]:n["end_char"]] == n["quote"] and n["end_line"] > n["start_line"]
+    md = summary_markdown(_report(rt, plan, state), state)
+    assert f"lines {exchange_notes[0]['start_line']}–{exchange_notes[0]['end_line']} (reworded)" in md

@@ -178,3 +178,42 @@ def test_letters_a_transcript_spells_out_are_shown_and_cleaned_as_the_word():
     assert unspell("a_b_c and X_Y_Z") == "a_b_c and X_Y_Z"     # identifiers are not spelled letters
     assert joined_letters("It is impossible with L_C_Ds or two L_C_D_s, not L_C_D_sx") == \
         "It is impossible with LCDs or two LCDs, not L_C_D_sx"  # as the model writes a spelled plural
+
+
+QUOTATION = """Project Manager: So the price of the whole thing is here .
+Marketing: Titanium ?
+User Interface: Mm-hmm .
+Marketing: That's expensive .
+Project Manager: But she wanted the titanium .
+Industrial Designer: One scroll wheel .
+Marketing: Okay .
+Industrial Designer: The prototype uses a titanium case and a rubber jog wheel for the remote control .
+Marketing: Yeah .
+Project Manager: Seventeen dollars .
+Marketing: Too much .
+"""
+
+
+def test_short_turns_in_a_row_are_taken_together_as_one_exchange_that_quotes_the_transcript():
+    """A meeting says much in short turns, none long enough to note alone: together they say that the
+    titanium the designer wanted is expensive. A long sentence ends an exchange; fillers do not."""
+    found = sentences_of(QUOTATION)
+    exchanges = [s for s in found if s.turns]
+    # the last two turns say too few words to be worth a note even together
+    assert len(exchanges) == 1 and len(found) == 2 and not any("Seventeen" in s.text for s in found)
+    first, second = exchanges[0], found[1]
+    assert first.shown() == ("Project Manager: So the price of the whole thing is here. / Marketing: Titanium? / "
+                             "Marketing: That's expensive. / Project Manager: But she wanted the titanium. / "
+                             "Industrial Designer: One scroll wheel.")
+    assert first.said() == first.shown() and "Mm-hmm" not in first.shown()          # fillers left out
+    assert QUOTATION[first.start:first.start + len(first.text)] == first.text        # the verbatim quote
+    assert first.text.startswith("Project Manager: So the price") and first.text.endswith("One scroll wheel .")
+    assert second.text.startswith("Industrial Designer: The prototype") and not second.turns
+    # a lone short turn is no exchange, nor are short sentences outside a transcript
+    assert not [s for s in sentences_of("Marketing: That's expensive titanium .\n") if s.turns]
+    assert not [s for s in sentences_of("That's expensive. But she wanted the titanium. One scroll wheel.\n")
+                if s.turns]
+    # chosen like any sentence, for what it adds ("expensive" is said in the rest of the meeting too)
+    weights = DocumentWeights(MEETING + QUOTATION)
+    chosen = select_sentences(QUOTATION, weights, set(), 400, 8)
+    assert first in chosen and second in chosen
