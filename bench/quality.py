@@ -139,11 +139,13 @@ def resumed(earlier: dict, now: dict) -> dict:
 
 
 def _commit() -> str | None:
-    """The commit the code under measurement is at (with "+" when the work tree differs from it)."""
+    """The commit the code under measurement is at (with "+" when the work tree differs from it; the docs
+    and results a run writes do not count: a resumed run's second sitting found the first one's table)."""
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)docs", ":(exclude)bench/results"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
