@@ -213,7 +213,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
 
 # A meeting says much in short turns ("Marketing: that's expensive ." "Project Manager: But she wanted the
 # titanium ."), each too short to note alone: on the second development meeting 247 of the 254 sentences of
-# its product-quotation part were, and its notes missed the price. Short turns in a row, fillers between
+# its product-quotation part were, and its notes said next to nothing of it. Short turns in a row, fillers between
 # them left out, are taken together as one exchange: its quote is the transcript from its first turn to its
 # last, shown to the model turn by turn with who said each.
 EXCHANGE_MAX_CHARS = 220           # an exchange as read: about two sentences, one short note's worth
