@@ -56,6 +56,8 @@ def main(argv: list[str]) -> None:
     window.run_view.tabs.setCurrentIndex(0)
     shot("running.png")
     wait(lambda: window.run.outcome != "", 3600)
+    # a finished run plans again with the speed it measured: the plan, not "Planning…", above the curve
+    wait(lambda: window.plan is not None, 120)
     window.run_view.show_results()
     evidence = window.results.evidence
     link = re.search(r'href="(notes:[^"]+)"', evidence.summary_view.toHtml())
