@@ -703,6 +703,18 @@ def test_a_chat_transcripts_notes_quote_only_its_peoples_words_and_are_in_their_
 
 
 
+def refuses_every_fourth_point(call):
+    """Every rewording of every fourth point brings in a name its sentence does not hold: refused, dropped."""
+    said = diligent(call)
+    if call.kind == "reword":
+        asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return "".join(f"[{i}] Ben approved it\n" if re.search(r"point (?:1|5|9|13|17):", asked.get(i, "")) else
+                       line + "\n" for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
+    if call.kind == "restate" and re.search(r"point (?:1|5|9|13|17):", call.content):
+        return "Ben approved it\n"
+    return said
+
+
 def test_the_notes_fill_the_summarys_length_when_rewordings_are_shorter_than_their_sentences():
     """The fake model's rewordings keep a sentence's first 12 words, about half of it, as the 1.5B model's
     notes are shorter than their sentences: each part chooses sentences for what the notes still have room
@@ -720,16 +732,6 @@ def test_the_notes_fill_the_summarys_length_when_rewordings_are_shorter_than_the
     assert 0.85 * target <= points <= target                      # and still fill the length asked for
     assert not any(r.kind == "compaction" for r in records)        # without overshooting into merges
 
-    def refuses_every_fourth_point(call):
-        """Every rewording of every fourth point brings in a name its sentence does not hold: refused, dropped."""
-        said = diligent(call)
-        if call.kind == "reword":
-            asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
-            return "".join(f"[{i}] Ben approved it\n" if re.search(r"point (?:1|5|9|13|17):", asked.get(i, "")) else
-                           line + "\n" for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
-        if call.kind == "restate" and re.search(r"point (?:1|5|9|13|17):", call.content):
-            return "Ben approved it\n"
-        return said
     rt = FakeRuntime(script=refuses_every_fourth_point)
     plan = make_plan(rt, conversation_day(sessions=6, noise_sessions=()))
     state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=150))
@@ -778,3 +780,29 @@ def test_a_meetings_short_turns_reach_the_summary_as_a_note_quoting_the_exchange
         assert text[n["start_char"]:n["end_char"]] == n["quote"] and n["end_line"] > n["start_line"]
     md = summary_markdown(_report(rt, plan, state), state)
     assert f"lines {exchange_notes[0]['start_line']}–{exchange_notes[0]['end_line']} (reworded)" in md
+
+
+def test_a_resumed_notes_run_counts_the_refusals_of_the_parts_it_had_done():
+    """Cancelled after three parts, some of whose rewordings were refused, and resumed: the refused
+    sentences of those parts are counted from their round records (at the kept sentences' mean length), so
+    the later parts choose as the uninterrupted run's did (not counting them, the notes came out at 521
+    characters against 578)."""
+    text = conversation_day(sessions=6, noise_sessions=())
+    rt = FakeRuntime(script=refuses_every_fourth_point)
+    plan = make_plan(rt, text)
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=150))
+    run_all(rt, plan, state, options)
+    uninterrupted, _ = written_chars([Note.from_dict(d) for d in state.notes["day.txt"]])
+    rt2 = FakeRuntime(script=refuses_every_fourth_point)
+    plan2 = make_plan(rt2, text)
+    state2, options2 = start(rt2, plan2, RunOptions(strategy="notes", summary_words=150))
+    cancel = CancelToken()
+    for event in run_summary(rt2, plan2, state2, options2, cancel):
+        if isinstance(event, RoundFinished) and event.record.index == 3:
+            cancel.cancel()
+    saved = load_state(state2.run_id)
+    assert saved.status == "cancelled" and sum(r.notes_unsupported for r in saved.rounds) >= 1
+    rt3 = FakeRuntime(script=refuses_every_fourth_point)
+    run_all(rt3, make_plan(rt3, text), saved, options2)
+    resumed, _ = written_chars([Note.from_dict(d) for d in saved.notes["day.txt"]])
+    assert resumed == uninterrupted and saved.summaries == state.summaries
