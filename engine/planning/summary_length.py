@@ -58,6 +58,14 @@ def part_sentence_chars(notes_chars: int, part_tokens: int, tokens_left: int, do
     return max(1, round(min(wanted, PART_BUDGET_MAX_FACTOR * even)))
 
 
+def notes_sections_expected(document_tokens: int, parts: int, summary_words: int | None = None) -> int:
+    """The writing pass's rounds a notes run will take: a section per NOTES_PER_SECTION notes, the notes
+    filling the summary's length (every part gives one at least): 2 for the window's sample at n_ctx 4,096
+    (12,000 characters in 2 parts), which wrote 2 sections where half a section per part had said 1."""
+    notes = max(parts, round(notes_chars_for(document_tokens, summary_words) * NOTES_FILL / POINT_READING_CHARS))
+    return max(1, -(-notes // NOTES_PER_SECTION))
+
+
 # What one notes run's calls cost, measured with Qwen2.5-Coder-1.5B on two development meetings
 # (bench/results/quality-salient.json): the rewording prompt's fixed part (rules and the worked example),
 # a sentence's tokens per character of it, the tokens a note takes, and a heading call.

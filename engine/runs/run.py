@@ -64,8 +64,8 @@ def new_state(plan: RunPlan, model_path: Path | None, settings: dict, options: R
         plan_hash=digest, files=files, request=request or {})
 
 
-def planned_rounds(plan: RunPlan, strategy: str) -> int:
-    return sum(strategy_named(strategy).planned_rounds(d) for d in plan.documents)
+def planned_rounds(plan: RunPlan, strategy: str, summary_words: int | None = None) -> int:
+    return sum(strategy_named(strategy).planned_rounds(d, summary_words) for d in plan.documents)
 
 
 def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, cancel: CancelToken | None = None):
@@ -74,7 +74,7 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     skip_noise = plan.layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
     ctx = RunContext(runtime, plan.layout, plan.budget, state, cancel, options.guard, options.sampling,
                      skip_noise, options.max_rounds, options.summary_words, options.parallel_calls)
-    total = planned_rounds(plan, options.strategy)
+    total = planned_rounds(plan, options.strategy, options.summary_words)
     resumed = len(state.rounds)
     resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)
     yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,

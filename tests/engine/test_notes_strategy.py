@@ -3,12 +3,20 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.events import CollapseDetected, CompactionDone, RoundFinished, RoundRepaired, RunFinished
+from precis.engine.events import (
+    CollapseDetected,
+    CompactionDone,
+    RoundFinished,
+    RoundRepaired,
+    RunFinished,
+    RunPlanned,
+)
 from precis.engine.planning.run_plan import build_plan
 from precis.engine.planning.summary_length import (
     NOTES_FILL,
     POINT_SHARE_PRIOR,
     notes_chars_for,
+    notes_sections_expected,
     part_sentence_chars,
 )
 from precis.engine.prompts.layout import RoundLayout
@@ -806,3 +814,21 @@ def test_a_resumed_notes_run_counts_the_refusals_of_the_parts_it_had_done():
     run_all(rt3, make_plan(rt3, text), saved, options2)
     resumed, _ = written_chars([Note.from_dict(d) for d in saved.notes["day.txt"]])
     assert resumed == uninterrupted and saved.summaries == state.summaries
+
+
+def test_the_rounds_a_notes_run_announces_count_the_writing_pass_by_the_notes_length():
+    """The window shows "Round 3 of 4": the writing pass's sections are counted from the notes' length
+    (NOTES_PER_SECTION notes of POINT_READING_CHARS each), not as half a section per part. Measured with
+    Qwen2.5-Coder-1.5B: the window's sample at n_ctx 4,096 (3,571 tokens in 2 parts) wrote 2 sections
+    where 1 was announced; the second development meeting (9,543 tokens in 5 parts) wrote 4 (final11)."""
+    assert notes_sections_expected(3571, 2) == 2 and notes_sections_expected(9543, 5) == 4
+    assert notes_sections_expected(9543, 5, summary_words=60) == 1        # a short summary asked for
+    assert notes_sections_expected(500, 40) == 5                          # every part gives a note at least
+    rt = FakeRuntime()
+    plan = make_plan(rt, conversation_day(sessions=6, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=150))
+    events = run_all(rt, plan, state, options)
+    announced = [e for e in events if isinstance(e, RunPlanned)][0].rounds
+    doc = plan.documents[0]
+    assert announced == len(doc.chunks) + notes_sections_expected(doc.tokens, len(doc.chunks), 150)
+    assert abs(announced - len(_records(events))) <= 1

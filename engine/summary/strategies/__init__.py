@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from precis.engine.planning.summary_length import notes_sections_expected
 from precis.engine.summary.strategies.map_reduce import run_map_reduce
 from precis.engine.summary.strategies.notes import run_notes
 from precis.engine.summary.strategies.rolling import run_rolling
@@ -21,17 +22,18 @@ class Strategy:
     name: str
     title: str
     run: Callable                      # run(ctx, planned_document, total_rounds) -> events
-    planned_rounds: Callable           # planned_rounds(planned_document) -> model rounds (retries on top)
+    planned_rounds: Callable           # planned_rounds(planned_document, summary_words) -> rounds (retries on top)
 
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("rolling", "Rolling summary (previous summary + next part, every round)", run_rolling,
-             lambda doc: len(doc.chunks)),
+             lambda doc, words=None: len(doc.chunks)),
     Strategy("map-reduce", "Map-reduce (each part alone, then merged level by level)", run_map_reduce,
-             lambda doc: 2 * len(doc.chunks) - 1),
-    Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc: 1),
+             lambda doc, words=None: 2 * len(doc.chunks) - 1),
+    Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc, words=None: 1),
     Strategy("notes", "Evidence-linked notes (each part's key sentences in the model's words, each linked to its "
-             "quote, under headings)", run_notes, lambda doc: len(doc.chunks) + max(1, len(doc.chunks) // 2)),
+             "quote, under headings)", run_notes,
+             lambda doc, words=None: len(doc.chunks) + notes_sections_expected(doc.tokens, len(doc.chunks), words)),
 )}
 STRATEGY_NAMES = tuple(STRATEGIES)
 
