@@ -32,8 +32,8 @@ def notes_chars_for(document_tokens: int, override_words: int | None = None) -> 
 
 
 # A reworded note is shorter than its sentence, and some rewordings are refused: choosing sentences for the
-# notes' whole length gave summaries of 59-75% of it on the development set (final9: 1,103 of 1,860 characters
-# on the earnings call, 1,747 of 2,856 on the second meeting). So each part's sentence budget is what is still
+# notes' whole length gave summaries of 60-86% of it on the development set (final9: 1,103 of 1,716 characters
+# on the earnings call, 1,747 of 2,574 on the second meeting). So each part's sentence budget is what is still
 # to write, spread over the tokens still to read, divided by the share of a sentence its note keeps, as
 # measured on this document's notes so far (POINT_SHARE_PRIOR until there are a few).
 POINT_SHARE_PRIOR = 0.7
