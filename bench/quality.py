@@ -71,6 +71,7 @@ class SharedRuntime:
 def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
                chunk_tokens: int | None, seed: int = 0, notes_after_failures: int | None = None) -> tuple[str, dict]:
     from precis.engine.documents.loading import load_document
+    from precis.engine.planning.summary_length import summary_chars_for
     from precis.models.session.job import RunReported, run_job
     from precis.models.session.request import RunRequest
     source = workdir / f"{doc['id'].replace('/', '__')}.txt"
@@ -94,6 +95,8 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "failed_rounds": len(report.collapses), "salvaged_rounds": report.salvaged_rounds,
         "prompt_tokens_per_doc_token": round(report.totals["prompt_evaluated"] / max(1, doc_tokens), 2),
         "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals,
+        # the length the plan set (engine.planning.summary_length), beside the summary's "chars"
+        "planned_chars": summary_chars_for(doc_tokens),
         # each round as run.json has it, without its texts: what each round cost and how its calls stopped
         "round_details": [{k: getattr(r, k) for k in ("kind", "chunk_index", "flags", "attempts", "seconds",
                                                         "call_stops")} for r in report.rounds]}

@@ -135,14 +135,20 @@ class Sentence:
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
         if self.turns:
-            return " / ".join(self.turns)
+            return TURN_JOINER.join(self.turns)
         body = unbold(unspell(SPEAKER_PREFIX.sub("", self.text)))
         return f"{self.speaker}: {body}" if self.speaker else body
 
     def said(self) -> str:
         """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
         turn of an exchange kept."""
-        return " / ".join(self.turns) if self.turns else clean_utterance(SPEAKER_PREFIX.sub("", self.text))
+        return TURN_JOINER.join(self.turns) if self.turns else said_alone(self.text)
+
+
+def said_alone(sentence: str) -> str:
+    """A transcript's sentence without its speaker label and fillers: what a reader reads of it ("" for a
+    label alone)."""
+    return clean_utterance(SPEAKER_PREFIX.sub("", sentence + " ").strip())
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")
@@ -199,10 +205,10 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         line = text[text.rfind("\n", 0, start) + 1:]
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
-        units = units_of(SPEAKER_PREFIX.sub("", sentence))
-        said = clean_utterance(SPEAKER_PREFIX.sub("", sentence))
+        units = units_of(SPEAKER_PREFIX.sub("", sentence + " "))     # none for a speaker's label alone
+        said = said_alone(sentence)
         if len(sentence) < _min_chars(sentence) or len(units) < MIN_SENTENCE_UNITS:
-            if speaker and prose is None and units and SPEAKER_PREFIX.sub("", sentence + " ").strip():
+            if speaker and prose is None and units:
                 short_turns.append(Sentence(start, sentence, speaker, units, len(said)))
             continue
         found += exchanges(text, short_turns)
@@ -221,8 +227,7 @@ EXCHANGE_MAX_GAP_CHARS = 240       # more transcript than this between two short
                                    # sentence taken alone) ends the exchange
 
 
-def _turn(sentence: Sentence) -> str:
-    return f"{sentence.speaker}: {clean_utterance(SPEAKER_PREFIX.sub('', sentence.text))}"
+TURN_JOINER = " / "
 
 
 def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:
@@ -230,24 +235,26 @@ def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:
     turns that together hold enough to note."""
     found: list[Sentence] = []
     group: list[Sentence] = []
+    said: list[str] = []                  # each turn of the group as shown: "Marketing: That's expensive."
 
     def close():
+        chars = len(TURN_JOINER.join(said))
         units = frozenset().union(*(t.units for t in group)) if group else frozenset()
-        turns = tuple(_turn(t) for t in group)
-        chars = sum(len(turn) for turn in turns) + 3 * (len(turns) - 1)
         if len(group) >= 2 and len(units) >= MIN_SENTENCE_UNITS and chars >= MIN_SENTENCE_CHARS:
             first, last = group[0], group[-1]
             found.append(Sentence(first.start, text[first.start:last.start + len(last.text)], "", units, chars,
-                                  turns=turns))
+                                  turns=tuple(said)))
         group.clear()
+        said.clear()
 
     for turn in short_turns:
+        shown = f"{turn.speaker}: {said_alone(turn.text)}"
         if group:
             gap = turn.start - (group[-1].start + len(group[-1].text))
-            chars = sum(len(_turn(t)) + 3 for t in group + [turn]) - 3
-            if gap > EXCHANGE_MAX_GAP_CHARS or chars > EXCHANGE_MAX_CHARS:
+            if gap > EXCHANGE_MAX_GAP_CHARS or len(TURN_JOINER.join(said + [shown])) > EXCHANGE_MAX_CHARS:
                 close()
         group.append(turn)
+        said.append(shown)
     close()
     return found
 

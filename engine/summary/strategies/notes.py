@@ -42,7 +42,7 @@ from precis.engine.summary.compaction import (
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import salient_notes_for_part
-from precis.engine.summary.salience import SPEAKER_PREFIX, clean_utterance
+from precis.engine.summary.salience import said_alone
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
@@ -66,7 +66,7 @@ def _refused_before(ctx: RunContext, doc: PlannedDocument, notes: list[Note]) ->
 
 
 def _reading_chars(sentence: str) -> int:
-    return len(clean_utterance(SPEAKER_PREFIX.sub("", sentence)))
+    return len(said_alone(sentence))
 
 
 def notes_text(notes: list[Note]) -> str:
