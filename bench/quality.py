@@ -96,7 +96,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "prompt_tokens_per_doc_token": round(report.totals["prompt_evaluated"] / max(1, doc_tokens), 2),
         "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals,
         # the length the plan set (engine.planning.summary_length), beside the summary's "chars"
-        "planned_chars": summary_chars_for(doc_tokens),
+        "planned_chars": summary_chars_for(report.documents[0]["said_tokens"]),
         # each round as run.json has it, without its texts: what each round cost and how its calls stopped
         "round_details": [{k: getattr(r, k) for k in ("kind", "chunk_index", "flags", "attempts", "seconds",
                                                         "call_stops")} for r in report.rounds]}

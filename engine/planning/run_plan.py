@@ -14,6 +14,7 @@ from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
+from precis.engine.summary.salience import said_share
 
 # Assumptions of the estimate, shown with it: each round's summary grows by about this share of the
 # chunk it read, until it reaches the compaction threshold (a share of the summary output cap).
@@ -28,6 +29,13 @@ class PlannedDocument:
     tokens: int
     chunks: list[Chunk]
     parts: tuple[Part, ...] = ()
+    # the tokens of what its people said (a meeting transcript without its speaker labels and fillers:
+    # engine.summary.salience.said_share), what its summary's length follows; None: all of its tokens
+    said_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.said_tokens is None:
+            object.__setattr__(self, "said_tokens", self.tokens)
 
     @property
     def chars(self) -> int:
@@ -123,7 +131,7 @@ def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], bu
             if progress is not None:
                 progress(offset + done, total)
         chunks, tokens = chunk_and_count(text, tokenizer, budget.chunk_budget, budget.overlap_tokens, report)
-        planned.append(PlannedDocument(name, text, tokens, chunks, parts))
+        planned.append(PlannedDocument(name, text, tokens, chunks, parts, round(tokens * said_share(text))))
         before += len(text)
     return planned
 
@@ -140,7 +148,7 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
         for i, doc in enumerate(documents):
             subjects = commit_subjects(doc.text)
             days = days_of(subjects)
-            p, e, g = notes_call_tokens(doc.tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
+            p, e, g = notes_call_tokens(doc.said_tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
                                         rewording=not subjects,
                                         model_headings=not subjects or any(s.start not in days for s in subjects))
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g

@@ -46,7 +46,7 @@ class RunReport:
     date: str
     language: str | None
     budget: dict
-    documents: list[dict]         # name, chars, tokens, planned_rounds
+    documents: list[dict]         # name, chars, tokens, said_tokens (what the summary's length follows), planned_rounds
     rounds: list[RoundRecord]
     static_prompt_tokens: int
     facts: dict[str, FactCounts] = field(default_factory=dict)
@@ -166,7 +166,8 @@ def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger],
         run_id=state.run_id, outcome=state.status, message=state.message, model=state.model_path,
         settings=state.settings, strategy=state.strategy, preset=state.layout["preset"], date=state.layout["date"],
         language=state.layout["language"], budget=state.budget,
-        documents=[{"name": d.name, "chars": d.chars, "tokens": d.tokens, "planned_rounds": len(d.chunks)}
+        documents=[{"name": d.name, "chars": d.chars, "tokens": d.tokens, "said_tokens": d.said_tokens,
+                    "planned_rounds": len(d.chunks)}
                    for d in plan.documents],
         rounds=list(state.rounds), static_prompt_tokens=static_tokens, facts=facts,
         todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()],

@@ -16,8 +16,10 @@ from precis.engine.planning.summary_length import (
     NOTES_FILL,
     POINT_SHARE_PRIOR,
     notes_chars_for,
+    merges_expected,
     notes_sections_expected,
     part_sentence_chars,
+    summary_chars_for,
 )
 from precis.engine.prompts.layout import RoundLayout
 from precis.engine.prompts.notes import POINT_CHARS
@@ -832,3 +834,37 @@ def test_the_rounds_a_notes_run_announces_count_the_writing_pass_by_the_notes_le
     doc = plan.documents[0]
     assert announced == len(doc.chunks) + notes_sections_expected(doc.tokens, len(doc.chunks), 150)
     assert abs(announced - len(_records(events))) <= 1
+
+
+def test_a_meetings_summary_length_follows_what_was_said_not_its_speaker_labels_and_fillers():
+    """The same meeting with two filler turns after every line is half again as many tokens, and says the
+    same: its plan sets the same length, and its notes come out at that length (the second development
+    meeting is 44% labels and fillers: at its raw tokens its notes ran 50% longer than the plain loop's
+    summary, final11)."""
+    layout = RoundLayout(load_preset("meeting-minutes"), "2026-11-27")
+    text = _quotation_meeting(40)
+    filled = "".join(f"{ln}\nMarketing: Um , yeah .\nUser Interface: Mm-hmm . Okay .\n" for ln in text.splitlines())
+    lengths, said = [], []
+    for meeting in (text, filled):
+        rt = FakeRuntime()
+        plan = build_plan(rt, layout, 2048, [("meeting.txt", meeting, ())], strategy="notes")
+        doc = plan.documents[0]
+        said.append((doc.tokens, doc.said_tokens))
+        state, options = start(rt, plan, RunOptions(strategy="notes"))
+        run_all(rt, plan, state, options)
+        points, _ = written_chars([Note.from_dict(d) for d in state.notes["meeting.txt"]])
+        assert points <= notes_chars_for(doc.said_tokens)
+        lengths.append(len(state.summaries["meeting.txt"]))
+    (tokens, said_tokens), (filled_tokens, filled_said) = said
+    assert filled_tokens > 1.4 * tokens and said_tokens < 0.9 * tokens
+    assert abs(filled_said - said_tokens) <= 0.05 * said_tokens
+    assert summary_chars_for(said_tokens) > summary_chars_for(0)           # above the shortest summary
+    assert abs(lengths[1] - lengths[0]) <= 0.15 * lengths[0], lengths
+
+
+def test_notes_a_little_over_the_length_are_written_as_they_are_not_merged():
+    """The length is a target: a merge is a model call that can lose a fact, so the plan counts none for
+    notes 6% over it (the run merges none either: compact_notes) and some for notes 23% over."""
+    assert summary_chars_for(10_000) == 2_700
+    assert merges_expected(10_000, 34) == 0          # 34 notes of 75 characters and 5 headings: 2,868
+    assert merges_expected(10_000, 40) > 0           # 3,330

@@ -6,6 +6,8 @@ from precis.engine.summary.salience import (
     clean_utterance,
     joined_letters,
     prose_language,
+    said_alone,
+    said_share,
     select_sentences,
     sentences_of,
     subject_sentences,
@@ -217,3 +219,19 @@ def test_short_turns_in_a_row_are_taken_together_as_one_exchange_that_quotes_the
     weights = DocumentWeights(MEETING + QUOTATION)
     chosen = select_sentences(QUOTATION, weights, set(), 400, 8)
     assert first in chosen and second in chosen
+
+
+def test_a_meeting_transcripts_said_share_leaves_out_its_speaker_labels_and_fillers():
+    """What a meeting said is what its summary's length follows: QUOTATION is mostly labels and fillers."""
+    lines = [ln for ln in QUOTATION.splitlines() if ln.strip()]
+    share = said_share(QUOTATION)
+    said = [said_alone(ln) for ln in lines]
+    assert share == sum(len(s) for s in said if s not in ("Okay.", "Yeah.")) / sum(len(ln) for ln in lines)
+    assert 0.3 < share < 0.6
+    assert said_share(MEETING + MEETING) > share + 0.2                 # long sentences, few fillers
+    filled = "".join(f"{ln}\nMarketing: Um , yeah .\nProject Manager: Mm-hmm . Okay .\n" for ln in lines)
+    assert said_share(filled) < share * 0.75                           # the same words amid more fillers
+    # not a meeting transcript: all of it counts
+    assert said_share(QUOTATION.replace(": ", " said ")) == 1.0        # no labels
+    assert said_share("Note: the budget is 12.50 euros.\nMarketing: Too much .\n") == 1.0   # two lines
+    assert said_share(GIT_LOG * 3) == 1.0 and said_share(SESSION) == 1.0

@@ -33,7 +33,8 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("stuff", "Stuff (the whole document in one call, when it fits)", run_stuff, lambda doc, words=None: 1),
     Strategy("notes", "Evidence-linked notes (each part's key sentences in the model's words, each linked to its "
              "quote, under headings)", run_notes,
-             lambda doc, words=None: len(doc.chunks) + notes_sections_expected(doc.tokens, len(doc.chunks), words)),
+             lambda doc, words=None: len(doc.chunks)
+             + notes_sections_expected(doc.said_tokens, len(doc.chunks), words)),
 )}
 STRATEGY_NAMES = tuple(STRATEGIES)
 

@@ -294,7 +294,7 @@ class RunContext:
         """The part's share of the characters of sentences the notes strategy takes from the whole document."""
         from precis.engine.planning.summary_length import notes_chars_for
         all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
-        return round(notes_chars_for(doc.tokens, self.summary_words) * chunk.tokens / all_tokens)
+        return round(notes_chars_for(doc.said_tokens, self.summary_words) * chunk.tokens / all_tokens)
 
     def document_index(self, doc):
         """The document's line index and word weights, built once per document and shared by the notes

@@ -27,6 +27,7 @@ from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import (
     BULLET_MARK_CHARS,
+    COMPACTION_SLACK,
     notes_chars_for,
     part_sentence_chars,
     summary_chars_for,
@@ -92,7 +93,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             record = ctx.record(index, "notes", doc.name, chunk, before, before, [], ["noise_skipped"])
             yield ctx.finish_round(record, doc.name, before)
             continue
-        budget_chars = part_sentence_chars(notes_chars_for(doc.tokens, ctx.summary_words), chunk.tokens,
+        budget_chars = part_sentence_chars(notes_chars_for(doc.said_tokens, ctx.summary_words), chunk.tokens,
                                            sum(c.tokens for c in doc.chunks if c.index >= chunk.index),
                                            sum(c.tokens for c in doc.chunks), *written_chars(notes, refused_chars))
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
@@ -148,7 +149,9 @@ def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], 
     """Generator; returns the bullets, their related neighbours merged while they outgrow the summary's
     length (engine.summary.compaction): every part gave at least one note, so a long document read in
     small parts, or a short summary asked for, can hold more than that length."""
-    budget_chars = summary_chars_for(doc.tokens, ctx.summary_words)
+    budget_chars = summary_chars_for(doc.said_tokens, ctx.summary_words)
+    if reading_chars(bullets) <= budget_chars * (1 + COMPACTION_SLACK):
+        return bullets                    # near enough: merging would only risk a fact for a few characters
     tried: set[tuple[int, int]] = set()
     for _ in range(MAX_COMPACTION_ROUNDS):
         excess = reading_chars(bullets) - budget_chars
