@@ -15,8 +15,8 @@ from precis.engine.planning.run_plan import build_plan
 from precis.engine.planning.summary_length import (
     NOTES_FILL,
     POINT_SHARE_PRIOR,
-    notes_chars_for,
     merges_expected,
+    notes_chars_for,
     notes_sections_expected,
     part_sentence_chars,
     summary_chars_for,

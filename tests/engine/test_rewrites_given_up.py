@@ -133,3 +133,23 @@ def test_each_model_call_of_a_round_says_why_it_stopped():
     assert first.stopped_by == first.call_stops[-1]
     direct = [r for r in _records(events) if "notes_direct" in r.flags][0]
     assert direct.call_stops == ["eos"]
+
+
+
+def test_a_failed_first_part_keeps_the_sentences_the_notes_strategy_takes_from_it():
+    """A failed part's sentences are chosen as the notes strategy chooses a part's at the start of its run:
+    its share of the length over the share of a sentence a note keeps. Before, without that division, a
+    failed part reached the rewrite strategies thinner than the notes strategy reads it (in final12 the
+    first meeting's first part reached map-reduce as one note)."""
+    text = conversation_day(noise_sessions=())
+    first_notes = []
+    for strategy, script in (("rolling", _failing()), ("notes", diligent)):
+        rt = FakeRuntime(script=script)
+        plan = make_plan(rt, text)
+        state, options = start(rt, plan, RunOptions(strategy=strategy, summary_words=400))
+        run_all(rt, plan, state, options)
+        first = [r for r in state.rounds if r.chunk_index == 0][0]
+        assert "notes_fallback" in first.flags if strategy == "rolling" else first.kind == "notes"
+        first_notes.append([d["quote"] for d in state.notes["day.txt"]][:first.notes_kept])
+    failed, noted = first_notes
+    assert len(failed) >= 3 and failed == noted

@@ -291,10 +291,16 @@ class RunContext:
         return _join(previous, folded), how, note
 
     def part_notes_chars(self, doc, chunk) -> int:
-        """The part's share of the characters of sentences the notes strategy takes from the whole document."""
-        from precis.engine.planning.summary_length import notes_chars_for
+        """The characters of sentences the notes strategy would choose from this part at the start of a run:
+        its share of the notes' length, over the share of a sentence a note keeps (a reworded note is
+        shorter than its sentence). Without that division a failed part gave the rewrite strategies a
+        thinner part than the notes strategy's: in final12, with the meetings' lengths now following what
+        was said, the first meeting's first part reached map-reduce as one note, and its merge drew on
+        nothing of that quarter."""
+        from precis.engine.planning.summary_length import notes_chars_for, part_sentence_chars
         all_tokens = max(1, sum(c.tokens for c in doc.chunks), chunk.tokens)
-        return round(notes_chars_for(doc.said_tokens, self.summary_words) * chunk.tokens / all_tokens)
+        return part_sentence_chars(notes_chars_for(doc.said_tokens, self.summary_words), chunk.tokens,
+                                   all_tokens, all_tokens)
 
     def document_index(self, doc):
         """The document's line index and word weights, built once per document and shared by the notes
