@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 
 from precis.engine.documents.bundle import Part
 from precis.engine.documents.commit_log import commit_subjects, days_of
+from precis.engine.documents.spoken_text import said_share
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
-from precis.engine.summary.salience import said_share
 
 # Assumptions of the estimate, shown with it: each round's summary grows by about this share of the
 # chunk it read, until it reaches the compaction threshold (a share of the summary output cap).

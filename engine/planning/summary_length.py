@@ -1,8 +1,9 @@
 """How long a summary should be, and what the notes strategy's calls cost: decided before the run.
 
-The summary's length follows the document's: about WORDS_PER_1K_TOKENS words per 1,000 document tokens,
-within bounds (measured against the plain refine loop's summaries in docs/quality.md), CHARS_PER_WORD
-characters a word. The notes strategy fills that length with its notes, each part choosing as many
+The summary's length follows what the document says: about WORDS_PER_1K_TOKENS words per 1,000 of its
+tokens, a meeting transcript's speaker labels and fillers left out (PlannedDocument.said_tokens), within
+bounds (measured against the plain refine loop's summaries in docs/quality.md), CHARS_PER_WORD characters
+a word. The notes strategy fills that length with its notes, each part choosing as many
 sentences as the notes still have room for (part_sentence_chars).
 """
 from __future__ import annotations

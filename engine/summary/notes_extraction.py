@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.notes import (
@@ -37,7 +38,6 @@ from precis.engine.summary.evidence import (
 )
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.salience import (
-    SPEAKER_PREFIX,
     DocumentWeights,
     joined_letters,
     select_sentences,

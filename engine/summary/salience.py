@@ -22,33 +22,24 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from precis.engine.documents.commit_log import changelog_weight, commit_subjects
+from precis.engine.documents.spoken_text import (
+    FILLER_ONLY,
+    SPEAKER_PREFIX,
+    said_alone,
+    unbold,
+    unspell,
+)
 from precis.engine.documents.transcript_turns import TURN_MARKER, ProseSpans, prose_spans
 from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
 
 SENTENCE = re.compile(r"(?:[^.!?。！？\n]|\.(?=\w)){10,400}[.!?。！？]?")   # "12.50" does not end one
-SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?[A-Z][\w.'-]*(?: [\w.'-]+){0,3}:\s+")  # "Project Manager: "
-FILLER_ONLY = re.compile(r"^\W*(?:(?:um|uh|mm|hmm|yeah|okay|ok|right|so|and|but|i|you|we|the|a)\W+)*\W*$", re.I)
 MIN_SENTENCE_CHARS = 30
 MIN_CJK_SENTENCE_CHARS = 12      # Japanese says as much in far fewer characters
 MIN_SENTENCE_UNITS = 5           # content words (or CJK bigrams) a sentence needs to be worth taking
 MAX_SENTENCE_CHARS = 300         # a longer sentence cannot be said again in one short note
 LENGTH_POWER = 0.7               # gain per character**0.7: recalled more than 1.0 on all three (docs/quality.md)
-
-
-_DISFLUENCY = re.compile(r"\b(?:um+|uh+|erm|er|mm+-?hmm|mm+|hmm+|uh-huh|you know|i mean)\b[ ,.]*", re.I)
-_REPEAT = re.compile(r"\b(\w+)(?: \1\b)+", re.I)
-
-
-_SPELLED = re.compile(r"\b((?:[A-Z]_)+)(?!\w)")
-
-
-def unspell(text: str) -> str:
-    """Letters a transcript spells out, written the way meeting corpora (AMI, ICSI) mark them: "L_C_D_" is
-    "LCD", "A_" is "A". Shown as spelled, the 1.5B model kept "L_C_D_" in its notes (names are kept as
-    written), where a reader, and the human summaries, write "LCD"."""
-    return _SPELLED.sub(lambda m: m.group(1).replace("_", ""), text)
 
 
 _SPELLED_PLURAL = re.compile(r"\b(?:[A-Z]_)+[A-Z]_?s\b")
@@ -60,44 +51,6 @@ def joined_letters(point: str) -> str:
     model is shown: showing "LCDs" changed the sampled rewordings of a whole development meeting, and its
     fact recall fell from 0.50 to 0.43 (bench/results/quality-final5-es2006c.json)."""
     return _SPELLED_PLURAL.sub(lambda m: m.group(0).replace("_", ""), point)
-
-
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")      # not "__": "__init__" is a name
-
-
-_STRAY_BOLD = re.compile(r"^\s*\*\*\s+|\s+\*\*\s*$")
-
-
-def unbold(text: str) -> str:
-    """Markdown's bold marks out: an assistant's "**次のステップ**: ..." was a note's point, marks and all.
-    A sentence that starts where a bold one ended ("**Epic #10 完了。** ロードマップ上の次は P3 です。" is two
-    sentences) keeps the closing mark at its start: a stray mark at either end goes too."""
-    return _STRAY_BOLD.sub("", _BOLD.sub(r"\1", text))
-
-
-_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-
-
-def table_row_said(text: str) -> str:
-    """A Markdown table's row as a line of text: its first cell, then the others ("| npm 2回目 (HIT) |
-    **0.026s** | キャッシュから即応答 |" is "npm 2回目 (HIT): **0.026s**、キャッシュから即応答"). An assistant's
-    tables hold what it measured and decided; taken verbatim, a row stood in a summary pipes and all."""
-    m = _TABLE_ROW.match(text)
-    if m is None:
-        return text
-    cells = [cell.strip() for cell in m.group(1).split("|") if cell.strip()]
-    joiner = "、" if any(ord(c) > 0x3000 for c in text) else ", "
-    return f"{cells[0]}: {joiner.join(cells[1:])}" if len(cells) > 1 else "".join(cells)
-
-
-def clean_utterance(sentence: str) -> str:
-    """A spoken sentence as a reader wants it: fillers and stutters out, spelled letters joined, Markdown's
-    bold marks out, a table's row said as a line, transcript spacing tidied (the verbatim sentence stays
-    the note's quote)."""
-    text = _DISFLUENCY.sub("", unbold(unspell(table_row_said(sentence))))
-    text = _REPEAT.sub(r"\1", text)
-    text = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text))
-    return re.sub(r"([,.]){2,}", r"\1", text).strip(" ,")
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -143,33 +96,6 @@ class Sentence:
         """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
         turn of an exchange kept."""
         return TURN_JOINER.join(self.turns) if self.turns else said_alone(self.text)
-
-
-def said_alone(sentence: str) -> str:
-    """A transcript's sentence without its speaker label and fillers: what a reader reads of it ("" for a
-    label alone)."""
-    return clean_utterance(SPEAKER_PREFIX.sub("", sentence + " ").strip())
-
-
-# A meeting transcript's length overstates what it says: its speaker labels and fillers ("Project Manager:
-# Mm-hmm . Okay .") are 35% and 46% of the two quick-set meetings' characters (17-37% of the other
-# development meetings'), nothing of a story or an earnings call. A summary's length follows what was said
-# (engine.planning.summary_length).
-LABELLED_LINES_SHARE = 0.5       # a transcript: at least half its lines open with a speaker's label
-MIN_TRANSCRIPT_LINES = 10
-
-
-def said_share(text: str) -> float:
-    """The share of a speaker-labelled transcript's characters that its people said: without the labels,
-    fillers and stutters (``said_alone``), nor the turns that only say "Okay." or "Yeah.". 1.0 for any other
-    text: prose, a chat transcript (its tool output is left out of its notes, not of its length), a git log."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    labelled = sum(1 for ln in lines if SPEAKER_PREFIX.match(ln))
-    if len(lines) < MIN_TRANSCRIPT_LINES or labelled < LABELLED_LINES_SHARE * len(lines) \
-            or TURN_MARKER.search(text) and prose_spans(text) is not None or commit_subjects(text):
-        return 1.0
-    said = sum(len(s) for s in map(said_alone, lines) if not FILLER_ONLY.match(s))
-    return min(1.0, said / max(1, sum(len(ln.strip()) for ln in lines)))
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")

@@ -1,18 +1,15 @@
 """Choosing a part's sentences by what they add (engine.summary.salience): no model involved."""
 from __future__ import annotations
 
+from precis.engine.documents.spoken_text import clean_utterance, said_alone, said_share, unspell
 from precis.engine.summary.salience import (
     DocumentWeights,
-    clean_utterance,
     joined_letters,
     prose_language,
-    said_alone,
-    said_share,
     select_sentences,
     sentences_of,
     subject_sentences,
     units_of,
-    unspell,
 )
 
 MEETING = """Project Manager: Um so today we look at the remote control prototype and the budget.

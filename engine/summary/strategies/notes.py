@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from precis.engine.documents.commit_log import commit_days
+from precis.engine.documents.spoken_text import said_alone
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import (
@@ -43,7 +44,6 @@ from precis.engine.summary.compaction import (
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import salient_notes_for_part
-from precis.engine.summary.salience import said_alone
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
 from precis.engine.summary.writing import closing_lines, write_group, writing_groups
 
