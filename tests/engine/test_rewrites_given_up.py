@@ -135,7 +135,6 @@ def test_each_model_call_of_a_round_says_why_it_stopped():
     assert direct.call_stops == ["eos"]
 
 
-
 def test_a_failed_first_part_keeps_the_sentences_the_notes_strategy_takes_from_it():
     """A failed part's sentences are chosen as the notes strategy chooses a part's at the start of its run:
     its share of the length over the share of a sentence a note keeps. Before, without that division, a
