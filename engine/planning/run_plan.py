@@ -6,6 +6,7 @@ on this machine (engine.speed_log) and is absent, not guessed, until a speed was
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from precis.engine.documents.bundle import Part
 from precis.engine.documents.commit_log import commit_subjects, days_of
@@ -29,13 +30,12 @@ class PlannedDocument:
     tokens: int
     chunks: list[Chunk]
     parts: tuple[Part, ...] = ()
-    # the tokens of what its people said (a meeting transcript without its speaker labels and fillers:
-    # engine.summary.salience.said_share), what its summary's length follows; None: all of its tokens
-    said_tokens: int | None = None
 
-    def __post_init__(self) -> None:
-        if self.said_tokens is None:
-            object.__setattr__(self, "said_tokens", self.tokens)
+    @cached_property
+    def said_tokens(self) -> int:
+        """The tokens of what its people said (a meeting transcript without its speaker labels and fillers:
+        engine.documents.spoken_text.said_share): what its summary's length follows."""
+        return round(self.tokens * said_share(self.text))
 
     @property
     def chars(self) -> int:
@@ -131,7 +131,7 @@ def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], bu
             if progress is not None:
                 progress(offset + done, total)
         chunks, tokens = chunk_and_count(text, tokenizer, budget.chunk_budget, budget.overlap_tokens, report)
-        planned.append(PlannedDocument(name, text, tokens, chunks, parts, round(tokens * said_share(text))))
+        planned.append(PlannedDocument(name, text, tokens, chunks, parts))
         before += len(text)
     return planned
 

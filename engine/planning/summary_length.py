@@ -3,8 +3,8 @@
 The summary's length follows what the document says: about WORDS_PER_1K_TOKENS words per 1,000 of its
 tokens, a meeting transcript's speaker labels and fillers left out (PlannedDocument.said_tokens), within
 bounds (measured against the plain refine loop's summaries in docs/quality.md), CHARS_PER_WORD characters
-a word. The notes strategy fills that length with its notes, each part choosing as many
-sentences as the notes still have room for (part_sentence_chars).
+a word. The notes strategy fills that length with its notes, each part choosing as many sentences as the
+notes still have room for (part_sentence_chars).
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def notes_chars_for(document_tokens: int, override_words: int | None = None) -> 
 POINT_SHARE_PRIOR = 0.7
 POINT_SHARE_BOUNDS = (0.4, 1.0)
 MEASURED_AFTER_CHARS = 300         # sentence characters behind the notes before their share is trusted
-NOTES_FILL = 0.95                  # aim a little under the length: a note over it costs a compaction call
+NOTES_FILL = 0.95                  # aim a little under the length: notes far over it cost compaction calls
 PART_BUDGET_MAX_FACTOR = 2.0       # a part takes at most twice its even share, however far behind the notes are
 # The length is a target, not a cap: notes over it by less than this share are written as they are. A merge
 # is a model call that can lose a fact, and on the second development meeting two merges for notes a few

@@ -32,7 +32,7 @@ from precis.engine.runtime.protocol import CancelToken
 from precis.engine.summary.compaction import Bullet, merge_problems
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.guard import GuardSettings
-from precis.engine.summary.strategies.notes import written_chars
+from precis.engine.summary.strategies.notes import compact_notes, written_chars
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 
@@ -869,3 +869,22 @@ def test_notes_a_little_over_the_length_are_written_as_they_are_not_merged():
     assert summary_chars_for(10_000) == 2_700
     assert merges_expected(10_000, 34) == 0          # 34 notes of 75 characters and 5 headings: 2,868
     assert merges_expected(10_000, 40) > 0           # 3,330
+
+
+def test_compact_notes_leaves_notes_a_little_over_the_length_as_they_are():
+    """No merge call is made for notes within COMPACTION_SLACK of the length: compact_notes returns them
+    before it touches the run (a context with nothing but the length asked for would fail on a merge)."""
+    from types import SimpleNamespace
+
+    from precis.engine.planning.summary_length import COMPACTION_SLACK, reading_chars_for
+    length = summary_chars_for(0, 150)                                   # 900 characters asked for
+    point = "x" * 70
+    bullets = [Bullet(point, (Note(i, point, point, "d", 0, i, i + 1),)) for i in range(12)]
+    over = reading_chars_for(12 * 70, 12) / length - 1
+    assert 0 < over < COMPACTION_SLACK                                   # 6% over the length
+    run = compact_notes(SimpleNamespace(summary_words=150), SimpleNamespace(said_tokens=0), bullets, 1, None)
+    try:
+        next(run)
+        raise AssertionError("compact_notes started a merge round")
+    except StopIteration as done:
+        assert done.value == bullets
