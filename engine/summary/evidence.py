@@ -182,6 +182,74 @@ def negation_invented(point: str, source: str) -> bool:
     return any(m.group(0) not in held and not source_negates for m in _NEGATING_PREFIX.finditer(said))
 
 
+# The 1.5B model also drops a negation and keeps what it negated: of 146 English rewordings kept in the
+# development runs at hand (the meetings, the story, the sample day), 19 drop their sentence's negation; 12
+# say the same thing another way or drop a question tag ("..., wouldn't you?" -> "you still need channel
+# numbers"; "I'm not sure it'll be a good idea ... rubber" -> "doubts rubber suitability"), 7 invert or
+# distort it, each keeping two or more words of what the sentence negated: "you don't tend to get flat
+# vegetables" -> "Marketing states vegetables are flat"; "without titanium alloy, it's going to be light" ->
+# "suggests using titanium alloy for a lightweight UI"; "she does not want to run an unsupported major on
+# the billing cluster past the end of the year" -> "Mika proposes moving the billing cluster past the end
+# of the year" (the README's screenshot). A rewording that keeps two of the negated words, with no negation
+# and no word of doubt or difficulty of its own, is refused: all 7 of those, and one of the 12 ("the door he
+# couldn't open slid aside into the wall" -> "The door slid aside into the wall": the negation is a relative
+# clause's), which is asked again like any refused rewording.
+NEGATED_SCOPE_WORDS = 10          # the words after a negation that it negates, up to the clause's end
+NEGATED_WORDS_KEPT = 2           # a rewording keeping this many of them, un-negated, inverts its sentence
+_CLAUSE_END = re.compile(r"[,.;:!?()\n]|\b(?:but|because|so|although|though|while|whereas)\b", re.I)
+_DOUBT = re.compile(r"\b(?:doubt\w*|unsure|uncertain\w*|hard|harder|difficult\w*|unable|impossible|avoid\w*|"
+                    r"against|reluctan\w*|refus\w*|reject\w*|oppos\w*|hesita\w*|skeptic\w*|sceptic\w*|"
+                    r"question\w*|concern\w*|worr\w*|prevent\w*|fail\w*|absen\w*)\b", re.I)
+
+
+def negation_dropped(point: str, source: str) -> bool:
+    """``point`` says, un-negated, what ``source`` (English) negates: it has no negation and no word of
+    doubt or difficulty, and keeps at least NEGATED_WORDS_KEPT content words of a negated clause (the words
+    after "not", "n't", "no", "without", ... up to the clause's end, at most NEGATED_SCOPE_WORDS of them)."""
+    if _NEGATION_EN.search(point) or _DOUBT.search(point):
+        return False
+    kept = content_words(point)
+    for m in _NEGATION_EN.finditer(source):
+        rest = source[m.end():]
+        end = _CLAUSE_END.search(rest)
+        scope = " ".join(rest[:end.start() if end else len(rest)].split()[:NEGATED_SCOPE_WORDS])
+        if len(content_words(scope) & kept) >= NEGATED_WORDS_KEPT:
+            return True
+    return False
+
+
+# A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
+# "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
+# screenshot), every word its sentence's. Of the 9 rewordings at hand with a condition in both, it is the
+# one whose condition is made of its sentence's consequence and whose consequence of its condition.
+_CONDITION = re.compile(r"\b(?:if|unless)\b", re.I)
+_CONDITION_END = re.compile(r"[,.;:!?()\n]|\bthen\b", re.I)
+
+
+def _condition_split(text: str) -> tuple[set[str], set[str]] | None:
+    """The content words of ``text``'s first "if"/"unless" clause and of the rest (None: no condition)."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    end = _CONDITION_END.search(text, m.end())
+    stop = end.start() if end else len(text)
+    return content_words(text[m.end():stop]), content_words(text[:m.start()] + " " + text[stop:])
+
+
+def condition_swapped(point: str, source: str) -> bool:
+    """``point`` turns around a condition of ``source`` (English): a word only of the source's condition
+    stands only in the point's consequence, and one only of the source's consequence only in the point's
+    condition ("if rsync fails, the fallback is pg_basebackup" -> "rsync as a fallback if pg_basebackup
+    fails")."""
+    said, held = _condition_split(point), _condition_split(source)
+    if said is None or held is None:
+        return False
+    (point_if, point_then), (source_if, source_then) = said, held
+    moved_out = (source_if - source_then) & (point_then - point_if)
+    moved_in = (source_then - source_if) & (point_if - point_then)
+    return bool(moved_out and moved_in)
+
+
 COPY_RUN_WORDS = 6               # a run of this many words in a row, found in the source, is copied
 COPY_RUN_CHARS = 12              # the same for Japanese, in characters
 

@@ -12,14 +12,22 @@ from precis.engine.prompts.notes import (
 )
 from precis.engine.summary.evidence import (
     Note,
+    condition_swapped,
     is_repeat,
+    negation_dropped,
     negation_invented,
     normalise,
     point_supported,
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import first_sentence, invented_names, numbered_answers, unfinished
+from precis.engine.summary.notes_extraction import (
+    first_sentence,
+    invented_names,
+    numbered_answers,
+    reporters_dropped,
+    unfinished,
+)
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
@@ -61,6 +69,72 @@ def test_a_rewording_may_not_bring_in_a_negation_its_sentence_does_not_make():
     assert not negation_invented("The PM would include them at a reasonable cost",
                                  "I think if we can include them at not too much extra cost, then I'd put them in,")
     assert not negation_invented("The case won't be yellow", "We decided the case will not be yellow.")
+
+
+# The 1.5B model's rewordings in development runs, as it wrote them (engine/summary/evidence.py, above
+# NEGATED_SCOPE_WORDS): what a sentence negated, said un-negated, and the same negation said another way.
+INVERTED = [
+    ("Mika: Morning. Priya says 13 goes out of support and she does not want to run an unsupported major on the "
+     "billing cluster past the end of the year.",
+     "Mika proposes moving the billing cluster past the end of the year due to a lack of support for 13"),
+    ("Marketing: 'Cause you don't tend to get flat vegetables .", "Marketing states vegetables are flat"),
+    ("Industrial Designer: So if if we use uh latex cases , they won't allow us to use solar cells , as an energy "
+     "source that is the constraint ,", "Industrial Designer suggests using latex cases instead of solar cells"),
+    ("User Interface: without titanium alloy , it's going to be light .",
+     "User Interface suggests using titanium alloy for a lightweight UI"),
+    ("User Interface: because it's uh otherwise people don't want to flip through all the channels .",
+     "User Interface discusses flipping through channels with rubber construction"),
+]
+SAID_OTHERWISE = [
+    ("Industrial Designer: I'm not sure it'll be a good idea to construct the whole thing out of rubber .",
+     "Industrial Designer expresses uncertainty about rubber construction idea."),
+    ("User Interface: N wood is I can't n how do you uh I mean you can't keep it really small uh",
+     "User Interface: N wood is hard to keep small, they suggest channel numbers"),
+    ("User Interface: Yeah , but you um I think for for the channel numb uh channel numbers you still need them , "
+     "wouldn't you ?", "User Interface: Yes, but you still need channel numbers for the channel numbering system"),
+    ("Marketing: Depends how fast your television runs , really , don't don't you think ?",
+     "Marketing asks if the television runs fast enough"),
+    ("Project Manager: I think if we can include them at not too much extra cost , then I'd put them in ,",
+     "The PM would include them at a reasonable cost"),
+    ("We decided the case will not be yellow.", "The case won't be yellow"),
+]
+
+
+def test_a_rewording_may_not_say_un_negated_what_its_sentence_negates():
+    for sentence, point in INVERTED:
+        assert point_supported(point, sentence), point       # the word checks let each through
+        assert not negation_invented(point, sentence)        # ... and so did the check for a negation brought in
+        assert negation_dropped(point, sentence), point
+    for sentence, point in SAID_OTHERWISE:
+        assert not negation_dropped(point, sentence), point
+
+
+def test_a_rewording_may_not_turn_its_sentences_condition_around():
+    sentence = ("If rsync fails for any reason, the fallback is pg_basebackup from the new primary, which at the "
+                "measured 380 MB/s takes about 19 minutes for 418 GB per replica.")
+    swapped = "Orin suggests using rsync as a fallback if pg_basebackup fails, taking about 19 minutes for 418 GB per replica"
+    assert point_supported(swapped, sentence) and condition_swapped(swapped, sentence)
+    assert not condition_swapped("Orin: pg_basebackup is the fallback if rsync fails, about 19 minutes per replica",
+                                 sentence)
+    assert not condition_swapped("A fallback to pg_basebackup takes about 19 minutes per replica", sentence)
+    # the condition said first or last, with the same words on each side: as its sentence says it
+    good = "Marketing: so it's quite good if you like searching quite a lot of stuff ."
+    assert not condition_swapped("Marketing states it's quite good for searching if you like searching a lot", good)
+    assert not condition_swapped("If he cooperates, Ching will answer questions",
+                                 "If you'll cooperate, I'll tell Ching to answer your questions.")
+
+
+def test_a_rewording_names_whom_its_sentence_reports():
+    sentence = INVERTED[0][0]
+    assert reporters_dropped(INVERTED[0][1], sentence) == ["Priya"]
+    assert reporters_dropped("Priya wants PostgreSQL 13 off the billing cluster by the end of the year",
+                             sentence) == []
+    assert reporters_dropped("Swarts says to get going.", '"Come on," Swarts said patiently, "let\'s get going.') == []
+    assert reporters_dropped("He agrees", '"Yes," said Jacobs.') == ["Jacobs"]
+    # a speaker's label names the speaker, not someone reported; a role is named by its words
+    assert reporters_dropped("The team keeps the yellow case", "Marketing: We keep the yellow case .") == []
+    assert reporters_dropped("The manager wants a yellow case", "Then Project Manager said it must be yellow.") == []
+    assert reporters_dropped("Everyone agrees", "Everyone says yes.") == []
 
 
 @settings(max_examples=60, deadline=None)

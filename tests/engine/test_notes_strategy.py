@@ -567,6 +567,8 @@ def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_
     assert "invented_name" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)
     assert "negation_invented" in merge_problems("Mika proposes not launching the remote in May", a,
                                                  bullet(4, "Mika says the supplier delivers the cases in May"), None)
+    assert "negation_dropped" in merge_problems("Mika proposes a May launch as the supplier delivers the cases before May",
+                                                a, b, None)
 
 
 GIT_LOG_COMMITS = [
