@@ -21,7 +21,13 @@ from dataclasses import dataclass, replace
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, reading_chars_for
 from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, reword_grammar
-from precis.engine.summary.evidence import Note, negation_dropped, negation_invented, point_supported
+from precis.engine.summary.evidence import (
+    Note,
+    hedge_dropped,
+    negation_dropped,
+    negation_invented,
+    point_supported,
+)
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, invented_names, numbered_answers
 from precis.engine.summary.salience import units_of
@@ -99,6 +105,8 @@ def merge_problems(merged: str, a: Bullet, b: Bullet, language: str | None) -> l
         problems.append("negation_invented")             # says the opposite of what the notes say
     if merged and negation_dropped(merged, f"{a.point} {b.point}"):
         problems.append("negation_dropped")              # ... or what a note negates, un-negated
+    if merged and hedge_dropped(merged, f"{a.point} {b.point}"):
+        problems.append("hedge_dropped")                 # ... or a note's guess as a fact
     if not units_of(merged) & units_of(a.point + " " + a.quote) or \
             not units_of(merged) & units_of(b.point + " " + b.quote):
         problems.append("dropped_note")                  # says one of the two only

@@ -218,6 +218,27 @@ def negation_dropped(point: str, source: str) -> bool:
     return False
 
 
+# A guess said as a fact: "My hypothesis: the period code compares a naive datetime with an aware one
+# after normalising one side ..." became "Orin normalizes the datetime before comparing it with an aware
+# one" (the sample day), "So probably double curved surface is the way to go" became "Industrial Designer
+# explains double curved surfaces as the constraint". Of the 146 English rewordings at hand, 27 have a
+# sentence that hedges (a hypothesis, "maybe", "probably", "I think", ...): 22 keep a word of stance
+# ("suggests", "thinks", "might", "proposes", ...), 5 state it flat, those two among them. Saying who
+# says it ("Orin mentions that ...") is no stance: it reports a guess as a claim.
+_HEDGE = re.compile(r"\b(?:hypothes\w*|maybe|might|perhaps|probably|possibly|presumably|i think|i guess|i suspect|"
+                    r"i believe|i assume|i'd say|i feel|not sure|seems?|could be|my guess)\b", re.I)
+_STANCE = re.compile(r"\b(?:suggest\w*|think\w*|thought|believ\w*|propos\w*|hypothes\w*|may|might|maybe|perhaps|"
+                     r"possib\w*|probab\w*|likely|unlikely|suspect\w*|guess\w*|unsure|uncertain\w*|wonder\w*|"
+                     r"idea|consider\w*|could|seem\w*|opinion|feel\w*|felt|recommend\w*|prefer\w*|doubt\w*|"
+                     r"question\w*|ask\w*|want\w*|hope\w*|expect\w*|should|would|assum\w*|speculat\w*|"
+                     r"view|argu\w*|favou?r\w*|plan\w*|intend\w*|if)\b", re.I)
+
+
+def hedge_dropped(point: str, source: str) -> bool:
+    """``source`` (English) hedges what it says and ``point`` states it flat: no word of stance in it."""
+    return bool(_HEDGE.search(source)) and not _STANCE.search(point)
+
+
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
 # "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
 # screenshot), every word its sentence's. Of the 9 rewordings at hand with a condition in both, it is the

@@ -32,6 +32,7 @@ from precis.engine.summary.evidence import (
     condition_swapped,
     content_words,
     copy_share,
+    hedge_dropped,
     is_repeat,
     negation_dropped,
     negation_invented,
@@ -115,10 +116,10 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     """Generator; returns the extracts, each with the model's short rewording as its point where that
     rewording checks out (its numbers and most of its words in the sentence, no name the part does not
     hold and the name of whoever the sentence reports, no negation the sentence does not make nor what it
-    negates said un-negated, no condition turned around, in the language asked for, not a copy of it, not
-    unfinished). ``shown``: the sentences as the model sees them (with their speaker). ``retry``: the
-    sentences whose rewording was refused are asked once more, greedy, with a reminder, and those refused
-    again one at a time (``restate_extracts``).
+    negates said un-negated, no condition turned around nor a guess said as a fact, in the language asked
+    for, not a copy of it, not unfinished). ``shown``: the sentences as the model sees them (with their
+    speaker). ``retry``: the sentences whose rewording was refused are asked once more, greedy, with a
+    reminder, and those refused again one at a time (``restate_extracts``).
 
     Sentences taken verbatim made up most of what a summary copied from its source (copy rates of
     0.16-0.47 on development meetings); saying what one given sentence states is a short, local task
@@ -130,7 +131,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     def passes(point: str, i: int) -> bool:
         return bool(point) and not unfinished(point) and point_supported(point, sentences[i]) \
             and not negation_invented(point, sentences[i]) and not negation_dropped(point, sentences[i]) \
-            and not condition_swapped(point, sentences[i]) \
+            and not condition_swapped(point, sentences[i]) and not hedge_dropped(point, sentences[i]) \
             and not _says_nothing(point, kept[i].quote) \
             and not invented_names(point, part, sentences[i]) and not reporters_dropped(point, sentences[i]) \
             and not wrong_language(point, sentences[i], layout.language) \

@@ -25,6 +25,7 @@ from precis.engine.documents.commit_log import changelog_weight, commit_subjects
 from precis.engine.documents.spoken_text import (
     FILLER_ONLY,
     SPEAKER_PREFIX,
+    clean_utterance,
     said_alone,
     unbold,
     unspell,
@@ -84,18 +85,28 @@ class Sentence:
     reading_chars: int           # its length without the speaker label and the fillers
     gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, else 1
     turns: tuple[str, ...] = ()  # an exchange of short turns: each turn as said ("Marketing: that's expensive")
+    # Only a sentence that opens its line can start with its speaker's label. One inside a turn that opens
+    # like a label ("Decision: ...", "My hypothesis: ...", "TODO for Priya: ...") keeps those words: taken
+    # for a label, they were cut from what the model was shown, and a hypothesis came back as a fact.
+    opens_line: bool = True
+
+    def body(self) -> str:
+        """The sentence without its speaker's label."""
+        return SPEAKER_PREFIX.sub("", self.text) if self.opens_line else self.text
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
         if self.turns:
             return TURN_JOINER.join(self.turns)
-        body = unbold(unspell(SPEAKER_PREFIX.sub("", self.text)))
+        body = unbold(unspell(self.body()))
         return f"{self.speaker}: {body}" if self.speaker else body
 
     def said(self) -> str:
         """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
         turn of an exchange kept."""
-        return TURN_JOINER.join(self.turns) if self.turns else said_alone(self.text)
+        if self.turns:
+            return TURN_JOINER.join(self.turns)
+        return said_alone(self.text) if self.opens_line else clean_utterance(self.text)
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")
@@ -149,18 +160,21 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         start = m.start() + m.group(0).index(sentence)
         if prose is not None and not prose.holds(start, start + len(sentence)):
             continue
-        line = text[text.rfind("\n", 0, start) + 1:]
+        line_start = text.rfind("\n", 0, start) + 1
+        line = text[line_start:]
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
-        units = units_of(SPEAKER_PREFIX.sub("", sentence + " "))     # none for a speaker's label alone
-        said = said_alone(sentence)
+        opens_line = not text[line_start:start].strip()
+        said_text = SPEAKER_PREFIX.sub("", sentence + " ") if opens_line else sentence
+        units = units_of(said_text)                                  # none for a speaker's label alone
+        said = said_alone(sentence) if opens_line else clean_utterance(sentence)
         if len(sentence) < _min_chars(sentence) or len(units) < MIN_SENTENCE_UNITS:
             if speaker and prose is None and units:
-                short_turns.append(Sentence(start, sentence, speaker, units, len(said)))
+                short_turns.append(Sentence(start, sentence, speaker, units, len(said), opens_line=opens_line))
             continue
         found += exchanges(text, short_turns)
         short_turns = []
-        found.append(Sentence(start, sentence, speaker, units, len(said)))
+        found.append(Sentence(start, sentence, speaker, units, len(said), opens_line=opens_line))
     return found + exchanges(text, short_turns)
 
 
@@ -195,7 +209,7 @@ def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:
         said.clear()
 
     for turn in short_turns:
-        shown = f"{turn.speaker}: {said_alone(turn.text)}"
+        shown = f"{turn.speaker}: {turn.said()}"
         if group:
             gap = turn.start - (group[-1].start + len(group[-1].text))
             if gap > EXCHANGE_MAX_GAP_CHARS or len(TURN_JOINER.join(said + [shown])) > EXCHANGE_MAX_CHARS:

@@ -13,6 +13,7 @@ from precis.engine.prompts.notes import (
 from precis.engine.summary.evidence import (
     Note,
     condition_swapped,
+    hedge_dropped,
     is_repeat,
     negation_dropped,
     negation_invented,
@@ -122,6 +123,20 @@ def test_a_rewording_may_not_turn_its_sentences_condition_around():
     assert not condition_swapped("Marketing states it's quite good for searching if you like searching a lot", good)
     assert not condition_swapped("If he cooperates, Ching will answer questions",
                                  "If you'll cooperate, I'll tell Ching to answer your questions.")
+
+
+def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
+    guess = ("My hypothesis: the period code compares a naive datetime with an aware one after normalising one "
+             "side with the machine's local zone.")
+    assert hedge_dropped("Orin normalizes the datetime before comparing it with an aware one.", guess)
+    assert hedge_dropped("Orin mentions that comparing naive datetime with aware one requires normalizing one side",
+                         guess)                                   # who says it is no stance
+    assert not hedge_dropped("Orin suspects the period code compares a naive datetime with an aware one", guess)
+    assert hedge_dropped("Industrial Designer explains double curved surfaces as the constraint",
+                         "So probably double curved surface is the way to go , yeah , .")
+    assert not hedge_dropped("Industrial Designer favours a double curved surface",
+                             "So probably double curved surface is the way to go , yeah , .")
+    assert not hedge_dropped("The team chose a double curved surface", "We chose a double curved surface .")
 
 
 def test_a_rewording_names_whom_its_sentence_reports():

@@ -33,6 +33,24 @@ def test_sentences_carry_their_speaker_and_skip_fillers_and_banners():
     assert text[first.start:first.start + len(first.text)] == first.text
 
 
+def test_a_sentence_inside_a_turn_keeps_words_that_look_like_a_label():
+    # the sample day's: taken for a speaker's label, "My hypothesis:" was cut from what the model was
+    # shown, and the hypothesis came back as a fact ("Orin normalizes the datetime before comparing it")
+    text = ("[09:07] Orin: I looked at the failing reconciliation test on the billing branch. My hypothesis: the period code compares a naive datetime "
+            "with an aware one.\nDecision: the window is Saturday 2026-12-05 from 02:00 to 04:00 UTC.\n"
+            "- Priya Raman: rehearse the upgrade on staging by Wednesday.\n")
+    found = {s.text.split(":")[0]: s for s in sentences_of(text)}
+    guess = found["My hypothesis"]
+    assert not guess.opens_line and guess.speaker == "[09:07] Orin"
+    assert guess.shown() == "[09:07] Orin: My hypothesis: the period code compares a naive datetime with an aware one."
+    assert guess.said().startswith("My hypothesis: ")
+    assert found["Priya Raman"].said().startswith("Priya Raman: rehearse")  # an assignee, not a speaker
+    opening = found["[09"]                                                  # a label where a line opens
+    assert opening.opens_line
+    assert opening.shown() == "[09:07] Orin: I looked at the failing reconciliation test on the billing branch."
+    assert opening.said() == "I looked at the failing reconciliation test on the billing branch."
+
+
 def test_the_sentence_that_adds_the_most_new_weight_is_chosen_first_and_the_budget_holds():
     weights = DocumentWeights(MEETING)
     covered: set[str] = set()
