@@ -27,6 +27,7 @@ from precis.engine.summary.notes_extraction import (
     invented_names,
     numbered_answers,
     reporters_dropped,
+    says_twice,
     unfinished,
 )
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
@@ -137,6 +138,13 @@ def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
     assert not hedge_dropped("Industrial Designer favours a double curved surface",
                              "So probably double curved surface is the way to go , yeah , .")
     assert not hedge_dropped("The team chose a double curved surface", "We chose a double curved surface .")
+
+
+def test_a_rewording_that_says_the_same_words_twice_ran_on():
+    assert says_twice("The volume snapshot is copy-on-write, starting near zero and growing with changed blocks as "
+                      "it grows with changed blocks.")
+    assert not says_twice("The volume snapshot is copy-on-write: it starts near zero and grows with changed blocks.")
+    assert not says_twice("Marketing says it is in the case and it is in the box")      # small words only
 
 
 def test_a_rewording_names_whom_its_sentence_reports():
