@@ -194,7 +194,7 @@ def negation_invented(point: str, source: str) -> bool:
 # and no word of doubt or difficulty of its own, is refused: all 7 of those, and one of the 12 ("the door he
 # couldn't open slid aside into the wall" -> "The door slid aside into the wall": the negation is a relative
 # clause's), which is asked again like any refused rewording.
-NEGATED_SCOPE_WORDS = 10          # the words after a negation that it negates, up to the clause's end
+NEGATED_SCOPE_WORDS = 10         # the words after a negation that it negates, up to the clause's end
 NEGATED_WORDS_KEPT = 2           # a rewording keeping this many of them, un-negated, inverts its sentence
 _CLAUSE_END = re.compile(r"[,.;:!?()\n]|\b(?:but|because|so|although|though|while|whereas)\b", re.I)
 _DOUBT = re.compile(r"\b(?:doubt\w*|unsure|uncertain\w*|hard|harder|difficult\w*|unable|impossible|avoid\w*|"
@@ -222,9 +222,10 @@ def negation_dropped(point: str, source: str) -> bool:
 # after normalising one side ..." became "Orin normalizes the datetime before comparing it with an aware
 # one" (the sample day), "So probably double curved surface is the way to go" became "Industrial Designer
 # explains double curved surfaces as the constraint". Of the 146 English rewordings at hand, 27 have a
-# sentence that hedges (a hypothesis, "maybe", "probably", "I think", ...): 22 keep a word of stance
-# ("suggests", "thinks", "might", "proposes", ...), 5 state it flat, those two among them. Saying who
-# says it ("Orin mentions that ...") is no stance: it reports a guess as a claim.
+# sentence that hedges (a hypothesis, "maybe", "probably", "I think", ...): 23 keep a word of stance
+# ("suggests", "thinks", "might", "proposes", "plans", ...), 4 state it flat, those two among them, one
+# fairly ("I think ... you still need them, wouldn't you?" -> "you still need channel numbers"). Saying
+# who says it ("Orin mentions that ...") is no stance: it reports a guess as a claim.
 _HEDGE = re.compile(r"\b(?:hypothes\w*|maybe|might|perhaps|probably|possibly|presumably|i think|i guess|i suspect|"
                     r"i believe|i assume|i'd say|i feel|not sure|seems?|could be|my guess)\b", re.I)
 _STANCE = re.compile(r"\b(?:suggest\w*|think\w*|thought|believ\w*|propos\w*|hypothes\w*|may|might|maybe|perhaps|"
