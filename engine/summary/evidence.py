@@ -194,6 +194,9 @@ def negation_invented(point: str, source: str) -> bool:
 # and no word of doubt or difficulty of its own, is refused: all 7 of those, and one of the 12 ("the door he
 # couldn't open slid aside into the wall" -> "The door slid aside into the wall": the negation is a relative
 # clause's), which is asked again like any refused rewording.
+# These checks read English. A Japanese rewording of an English sentence (an English review quoted in a
+# Japanese session) says its negation, stance or condition in Japanese, which they cannot see: they pass it.
+_KANA_KANJI = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 NEGATED_SCOPE_WORDS = 10         # the words after a negation that it negates, up to the clause's end
 NEGATED_WORDS_KEPT = 2           # a rewording keeping this many of them, un-negated, inverts its sentence
 _CLAUSE_END = re.compile(r"[,.;:!?()\n]|\b(?:but|because|so|although|though|while|whereas)\b", re.I)
@@ -206,7 +209,7 @@ def negation_dropped(point: str, source: str) -> bool:
     """``point`` says, un-negated, what ``source`` (English) negates: it has no negation and no word of
     doubt or difficulty, and keeps at least NEGATED_WORDS_KEPT content words of a negated clause (the words
     after "not", "n't", "no", "without", ... up to the clause's end, at most NEGATED_SCOPE_WORDS of them)."""
-    if _NEGATION_EN.search(point) or _DOUBT.search(point):
+    if _NEGATION_EN.search(point) or _DOUBT.search(point) or _KANA_KANJI.search(point):
         return False
     kept = content_words(point)
     for m in _NEGATION_EN.finditer(source):
@@ -237,7 +240,7 @@ _STANCE = re.compile(r"\b(?:suggest\w*|think\w*|thought|believ\w*|propos\w*|hypo
 
 def hedge_dropped(point: str, source: str) -> bool:
     """``source`` (English) hedges what it says and ``point`` states it flat: no word of stance in it."""
-    return bool(_HEDGE.search(source)) and not _STANCE.search(point)
+    return bool(_HEDGE.search(source)) and not _STANCE.search(point) and not _KANA_KANJI.search(point)
 
 
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
@@ -264,7 +267,7 @@ def condition_swapped(point: str, source: str) -> bool:
     condition ("if rsync fails, the fallback is pg_basebackup" -> "rsync as a fallback if pg_basebackup
     fails")."""
     said, held = _condition_split(point), _condition_split(source)
-    if said is None or held is None:
+    if said is None or held is None or _KANA_KANJI.search(point):
         return False
     (point_if, point_then), (source_if, source_then) = said, held
     moved_out = (source_if - source_then) & (point_then - point_if)

@@ -147,6 +147,15 @@ def test_a_rewording_that_says_the_same_words_twice_ran_on():
     assert not says_twice("Marketing says it is in the case and it is in the box")      # small words only
 
 
+def test_the_english_checks_pass_a_japanese_rewording_they_cannot_read():
+    # an English review quoted in a Japanese session, said in Japanese: its hedge and negation are Japanese
+    sentence = "The filename rule might not be one-to-one, so distinct valid targets can overwrite cache entries."
+    said = "ファイル名の規則は一対一ではない可能性があり、valid targets が cache entries を上書きしうる"
+    assert not hedge_dropped(said, sentence) and not negation_dropped(said, sentence)
+    assert hedge_dropped("Distinct valid targets overwrite cache entries", sentence)
+    assert not condition_swapped("rsync が失敗したら pg_basebackup を使う", "If rsync fails, the fallback is pg_basebackup.")
+
+
 def test_a_rewording_names_whom_its_sentence_reports():
     sentence = INVERTED[0][0]
     assert reporters_dropped(INVERTED[0][1], sentence) == ["Priya"]
