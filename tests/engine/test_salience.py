@@ -36,8 +36,9 @@ def test_sentences_carry_their_speaker_and_skip_fillers_and_banners():
 def test_a_sentence_inside_a_turn_keeps_words_that_look_like_a_label():
     # the sample day's: taken for a speaker's label, "My hypothesis:" was cut from what the model was
     # shown, and the hypothesis came back as a fact ("Orin normalizes the datetime before comparing it")
-    text = ("[09:07] Orin: I looked at the failing reconciliation test on the billing branch. My hypothesis: the period code compares a naive datetime "
-            "with an aware one.\nDecision: the window is Saturday 2026-12-05 from 02:00 to 04:00 UTC.\n"
+    text = ("[09:07] Orin: I looked at the failing reconciliation test on the billing branch. "
+            "My hypothesis: the period code compares a naive datetime with an aware one.\n"
+            "Decision: the window is Saturday 2026-12-05 from 02:00 to 04:00 UTC.\n"
             "- Priya Raman: rehearse the upgrade on staging by Wednesday.\n")
     found = {s.text.split(":")[0]: s for s in sentences_of(text)}
     guess = found["My hypothesis"]
