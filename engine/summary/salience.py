@@ -26,7 +26,6 @@ from precis.engine.documents.spoken_text import (
     FILLER_ONLY,
     SPEAKER_PREFIX,
     clean_utterance,
-    said_alone,
     unbold,
     unspell,
 )
@@ -92,7 +91,7 @@ class Sentence:
 
     def body(self) -> str:
         """The sentence without its speaker's label."""
-        return SPEAKER_PREFIX.sub("", self.text) if self.opens_line else self.text
+        return without_label(self.text, self.opens_line)
 
     def shown(self) -> str:
         """As the model sees it: with who said it, so a note can say who proposed what."""
@@ -104,9 +103,13 @@ class Sentence:
     def said(self) -> str:
         """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
         turn of an exchange kept."""
-        if self.turns:
-            return TURN_JOINER.join(self.turns)
-        return said_alone(self.text) if self.opens_line else clean_utterance(self.text)
+        return TURN_JOINER.join(self.turns) if self.turns else clean_utterance(self.body())
+
+
+def without_label(sentence: str, opens_line: bool) -> str:
+    """``sentence`` without its speaker's label, which only a sentence that opens its line has ("" for a
+    label alone)."""
+    return SPEAKER_PREFIX.sub("", sentence + " ").strip() if opens_line else sentence
 
 
 _HEADING = re.compile(r"^\s*(?:={2,}|-{3,}|#{1,6}\s)")
@@ -165,9 +168,9 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         label = SPEAKER_PREFIX.match(line)
         speaker = label.group(0).strip().rstrip(":").strip() if label else ""
         opens_line = not text[line_start:start].strip()
-        said_text = SPEAKER_PREFIX.sub("", sentence + " ") if opens_line else sentence
-        units = units_of(said_text)                                  # none for a speaker's label alone
-        said = said_alone(sentence) if opens_line else clean_utterance(sentence)
+        body = without_label(sentence, opens_line)
+        units = units_of(body)                                       # none for a speaker's label alone
+        said = clean_utterance(body)
         if len(sentence) < _min_chars(sentence) or len(units) < MIN_SENTENCE_UNITS:
             if speaker and prose is None and units:
                 short_turns.append(Sentence(start, sentence, speaker, units, len(said), opens_line=opens_line))

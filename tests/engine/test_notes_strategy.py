@@ -569,6 +569,12 @@ def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_
                                                  bullet(4, "Mika says the supplier delivers the cases in May"), None)
     assert "negation_dropped" in merge_problems("Mika proposes a May launch as the supplier delivers the cases before May",
                                                 a, b, None)
+    late = bullet(5, "Mika thinks the supplier might deliver the cases late")
+    launch = bullet(6, "Mika proposes moving the launch of the remote to the summer")
+    assert "hedge_dropped" in merge_problems("The supplier delivers the cases late, so the launch moves to the summer",
+                                             launch, late, None)
+    assert "hedge_dropped" not in merge_problems("Mika expects the cases late and the launch in the summer",
+                                                 launch, late, None)
 
 
 GIT_LOG_COMMITS = [
