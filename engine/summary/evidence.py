@@ -231,7 +231,8 @@ def negation_dropped(point: str, source: str) -> bool:
 # who says it ("Orin mentions that ...") is no stance: it reports a guess as a claim.
 _HEDGE = re.compile(r"\b(?:hypothes\w*|maybe|might|perhaps|probably|possibly|presumably|i think|i guess|i suspect|"
                     r"i believe|i assume|i'd say|i feel|not sure|seems?|could be|my guess)\b", re.I)
-_STANCE = re.compile(r"\b(?:suggest\w*|think\w*|thought|believ\w*|propos\w*|hypothes\w*|may|might|maybe|perhaps|"
+# "may" in lower case only: "the cases in May" is a month, no stance
+_STANCE = re.compile(r"\b(?:suggest\w*|think\w*|thought|believ\w*|propos\w*|hypothes\w*|(?-i:may)|might|maybe|perhaps|"
                      r"possib\w*|probab\w*|likely|unlikely|suspect\w*|guess\w*|unsure|uncertain\w*|wonder\w*|"
                      r"idea|consider\w*|could|seem\w*|opinion|feel\w*|felt|recommend\w*|prefer\w*|doubt\w*|"
                      r"question\w*|ask\w*|want\w*|hope\w*|expect\w*|should|would|assum\w*|speculat\w*|"

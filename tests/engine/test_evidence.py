@@ -138,6 +138,10 @@ def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
     assert not hedge_dropped("Industrial Designer favours a double curved surface",
                              "So probably double curved surface is the way to go , yeah , .")
     assert not hedge_dropped("The team chose a double curved surface", "We chose a double curved surface .")
+    # a month is no stance: "May" in capitals does not keep the guess
+    assert hedge_dropped("The supplier delivers the cases in May", "I think the supplier delivers the cases in May .")
+    assert not hedge_dropped("The supplier may deliver the cases in May",
+                             "I think the supplier delivers the cases in May .")
 
 
 def test_a_rewording_that_says_the_same_words_twice_ran_on():
