@@ -30,6 +30,7 @@ from precis.engine.documents.spoken_text import (
     unspell,
 )
 from precis.engine.documents.transcript_turns import TURN_MARKER, ProseSpans, prose_spans
+from precis.engine.documents.wrapped_lines import unwrapped
 from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
@@ -148,6 +149,9 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
     the spans of them in ``text`` (a part's, from its whole document: a part can start inside a tool's
     output), else found in ``text`` itself. In a meeting transcript, short turns in a row are also taken
     together as one exchange (``exchanges``)."""
+    # a hard-wrapped story's sentences run across its line breaks: found in the text with them as spaces
+    # (the same length, so the same offsets; engine.documents.wrapped_lines)
+    text = unwrapped(text)
     substantive = substantive_text(text)
     if prose is None:
         prose = prose_spans(text)

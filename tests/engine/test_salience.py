@@ -251,3 +251,39 @@ def test_a_meeting_transcripts_said_share_leaves_out_its_speaker_labels_and_fill
     assert said_share(QUOTATION.replace(": ", " said ")) == 1.0        # no labels
     assert said_share("Note: the budget is 12.50 euros.\nMarketing: Too much .\n") == 1.0   # two lines
     assert said_share(GIT_LOG * 3) == 1.0 and said_share(SESSION) == 1.0
+
+
+# A Project Gutenberg story as SQuALITY ships it: wrapped at 72 columns, paragraphs indented, blank lines
+# between them (three of the development corpus's five stories are)
+WRAPPED_STORY = """  Retief altered course to the south. The blip followed.
+~
+  He checked instrument readings, gripped the controls, watching. This
+was going to be tricky. The missile bored closer. At five miles Retief
+threw the light skiff into maximum acceleration, straight toward the
+oncoming bomb. Crushed back in the padded seat, he watched the screen,
+correcting course minutely. The proximity fuse should be set for no
+more than 1000 yards.
+~
+  At a combined speed of two miles per second, the skiff flashed past
+the missile, and Retief was slammed violently against the restraining
+harness in the concussion of the explosion ... a mile astern, and
+harmless.
+~
+  Then the planetary surface was rushing up with frightening speed.
+Retief shook his head, kicked in the emergency retro-drive. Points
+of light arced up from the planet face below. If they were ordinary
+chemical warheads the skiff's meteor screens should handle them.
+""".replace("\n~\n", "\n \n")   # SQuALITY's blank lines hold a space
+
+
+def test_a_hard_wrapped_story_gives_whole_sentences_at_their_offsets():
+    found = sentences_of(WRAPPED_STORY)
+    texts = [s.text for s in found]
+    assert ("At five miles Retief threw the light skiff into maximum acceleration, straight toward the oncoming "
+            "bomb.") in texts
+    assert not any(t.endswith(("toward the", "for no")) for t in texts)       # no sentence cut at a line end
+    for s in found:          # the quote is where the document has it, the line breaks read as spaces
+        assert WRAPPED_STORY[s.start:s.start + len(s.text)].replace("\n", " ") == s.text
+    # the paragraphs stay apart: no sentence runs from the end of one into the next
+    assert not any("harmless. Then" in t or "followed. He" in t for t in texts)
+
