@@ -28,7 +28,13 @@ _AMOUNT = re.compile(
     rf"|[{_KANJI_DIGITS}][{_KANJI_DIGITS}万億兆]*(?:億円|万円|円|人|名|件|%)")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: (?:[A-Z][a-z]+|de|van|von|da))+\b|（([^（）\s]{2,12}?)君）")
 _SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?)\s?:\s", re.M)
-_TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応|\bwill (?:\w+ ){0,6}by\b"
+_WHEN = (r"(?i:(?:the )?(?:end|next|close|start|beginning|middle|morning|afternoon|evening|weekend|tomorrow|"
+         r"tonight|today|noon|then|eod|cob|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d+|"
+         + _MONTHS + r"))\b")
+# "will ... by <when>" is a deadline; "NewCo will be led by an experienced team" (an earnings call's passive) is
+# none, and became an "Action:" line of a development call's summary
+_TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応"
+                   r"|\bwill (?:\w+ ){0,6}by " + _WHEN + (
                    # "due" as a deadline ("due Friday", "the report is due"), never "due to" (because of: an
                    # earnings call's "due to the timing lag" became an "Action:" line)
                    r"|\bowner\b.*\bdue\b|\bdue\b(?!\s+to\b)"
@@ -38,7 +44,7 @@ _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|
                    r"finish|update|e-?mail|call|contact|review|present|work on|bring|find out|set up|organi[sz]e|"
                    r"schedule|share|put together|get back|circulate|investigate|test|fix|design|evaluate)\b"
                    r"|\b(?:by|before|for|until) (?:the )?next (?:meeting|week|session|time)\b"
-                   r"|までに(?:対応|提出|確認|作成|送付)|対応する予定|担当する).*$", re.M)
+                   r"|までに(?:対応|提出|確認|作成|送付)|対応する予定|担当する).*$"), re.M)
 _NOT_NAMES = {"The", "This", "That", "And", "But", "So", "Okay", "Yes", "No", "Well", "Also", "Then", "Good",
               "Decision", "Decisions", "Subject", "Why", "Rollback", "Changed", "Note", "Notes", "Reminder",
               "Summary", "Result", "Answer", "Question", "Update", "Open", "Done", "Next", "Status", "Action",

@@ -84,6 +84,15 @@ def test_a_task_is_a_deadline_or_an_assignment_never_a_because():
     assert not is_task("Sales fell due to the 53rd week.")
 
 
+def test_will_by_is_a_task_when_by_says_when():
+    # a development earnings call's passive was an "Action:" line of its summary
+    assert not is_task("Turning to slide 18, NewCo will be led by an experienced management team.")
+    assert not is_task("Growth will be driven by the core businesses.")
+    assert is_task("We will have the report ready by the end of the month.")
+    assert is_task("Mika will have the notice out by 2026-12-09.")
+    assert is_task("Priya will have the numbers by then.")
+
+
 def test_japanese_facts():
     kinds = {(f.kind, f.text) for f in extract_facts("議長（石川良一君）：令和二年二月二十六日、予算は三千五百億円です。")}
     assert ("name", "石川良一") in kinds and ("date", "令和二年二月二十六日") in kinds and ("amount", "三千五百億円") in kinds
