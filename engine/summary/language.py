@@ -50,7 +50,28 @@ def expected_script(requested_language: str | None, source: str) -> str:
     return script_of(source)
 
 
+def foreign_ideographs(text: str, source: str) -> set[str]:
+    """The ideographs of ``text`` that Japanese is not written with, unless ``source`` holds them: those
+    outside JIS X 0208 with its Windows extensions (code page 932, which every kanji of ordinary Japanese
+    text is in). Qwen, trained on much Chinese, slips into simplified Chinese inside Japanese: on a
+    development novel its notes and headings wrote "银河ステーション" for "銀河ステーション" and "车掌的红帽子"
+    (车, 红, 为: none of them in code page 932, as 銀, 車, 紅 are). Simplified forms Japanese shares (与, 厨,
+    残, 学) are not told apart, and a rare kanji of a name passes when the source writes it."""
+    found = set()
+    for ch in text:
+        if ("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff") and ch not in source:
+            try:
+                ch.encode("cp932")
+            except UnicodeEncodeError:
+                found.add(ch)
+    return found
+
+
 def wrong_language(reply: str, source: str, requested_language: str | None) -> bool:
+    """True when ``reply`` is not in the language asked for (``requested_language``, else the script of
+    ``source``); asked for Japanese, a reply with a character of Chinese that ``source`` lacks is not."""
     want = expected_script(requested_language, source)
     got = script_of(reply)
-    return bool(want and got and want != got)
+    if want and got and want != got:
+        return True
+    return is_japanese(requested_language) and bool(foreign_ideographs(reply, source))

@@ -232,6 +232,23 @@ def test_a_reply_in_another_script_than_the_document_is_wrong():
     assert named_language(japanese) == "Japanese" and named_language(english) is None
 
 
+def test_japanese_asked_for_and_chinese_written_is_the_wrong_language():
+    # the 1.5B model's notes and headings of a development novel (Night on the Galactic Railroad)
+    sentence = "するとどこかで、ふしぎな声が、銀河ステーション、銀河ステーションと言う声がしたと思うと、眼の前が明るくなった。"
+    assert wrong_language("银河ステーションでふしぎな声を聞くと明るくなる", sentence, "Japanese")
+    assert not wrong_language("銀河ステーションでふしぎな声を聞くと明るくなる", sentence, "Japanese")
+    notes = "「切符を拝見いたします」三人の席の横に、赤い帽子をかぶったせいの高い車掌が立っていて言いました。"
+    note = Note(1, "赤い帽子の車掌が切符を拝見", notes, "d", 0, 0, len(notes))
+    assert "wrong_language" in heading_problems("## 车掌的红帽子と捕食行为\n", [note], "Japanese")[1]
+    assert "wrong_language" not in heading_problems("## 車掌の赤い帽子と切符\n", [note], "Japanese")[1]
+    # simplified forms Japanese writes too, and a rare kanji the source itself holds, are Japanese
+    assert not wrong_language("次のステップは厨房の準備を実装計画に分解", "厨房の準備", "Japanese")
+    assert not wrong_language("鹺の漁を手伝う", "鹺の漁を手伝うことにした。", "Japanese")
+    assert wrong_language("鹺をつかまえて包んだ", "鷺をつかまえてせいせいしたとよろこんだ。", "Japanese")
+    # not asked for Japanese: a Chinese summary of a Chinese text is not judged by it
+    assert not wrong_language("银河铁道之夜的故事", "银河铁道之夜", None)
+
+
 def test_the_rewording_grammar_bounds_every_repetition_and_numbers_each_line():
     grammar = reword_grammar(3)
     assert grammar.splitlines()[0] == "root ::= line1 line2 line3"         # exactly three lines, in order
