@@ -83,8 +83,7 @@ class Sentence:
     speaker: str                 # the label of the transcript line it is on ("Marketing"), or ""
     units: frozenset[str]
     reading_chars: int           # its length without the speaker label and the fillers
-    gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, less for
-                                 # an utterance left unfinished (``broken_off``), else 1
+    gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, else 1
     turns: tuple[str, ...] = ()  # an exchange of short turns: each turn as said ("Marketing: that's expensive")
     # Only a sentence that opens its line can start with its speaker's label. One inside a turn that opens
     # like a label ("Decision: ...", "My hypothesis: ...", "TODO for Priya: ...") keeps those words: taken
@@ -182,37 +181,8 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
             continue
         found += exchanges(text, short_turns)
         short_turns = []
-        factor = BROKEN_OFF_FACTOR if broken_off(sentence, text[start + len(sentence):]) else 1.0
-        found.append(Sentence(start, sentence, speaker, units, len(said), factor, opens_line=opens_line))
+        found.append(Sentence(start, sentence, speaker, units, len(said), opens_line=opens_line))
     return found + exchanges(text, short_turns)
-
-
-# The last word of an utterance its speaker broke off: an article, a preposition (not one that can end a
-# phrasal verb: "put them in"), a conjunction, a subject or a possessive with nothing after it (fillers
-# after it aside). "'Cause we can't remove the push buttons 'cause they're" and "um and we can't get rid
-# of the uh I mean removing the", chosen from a development meeting (the AMI transcripts end a turn there
-# when another speaker cuts in), came back as "... can't remove push
-# buttons due to their importance" and "Project Manager suggests removing the unnecessary item": a note of
-# half a sentence makes up the other half.
-_BROKEN_OFF = re.compile(
-    r"(?i:\b(?:the|a|an|to|of|at|for|with|from|into|by|about|than|and|or|but|because|'cause|cause|if|"
-    r"i|we|they|he|she|i'm|we're|they're|you're|it's|that's|there's|he's|she's|my|our|your|their|its|gonna))\W*$")
-# Weighed down, not left out: "So now we seem to have a consensus that L_C_D_s are definitely the way to go
-# because of style and" (the first development meeting's) still says its decision
-BROKEN_OFF_FACTOR = 0.5
-_TRAILING_FILLERS = re.compile(r"(?i:(?:[\s,.]*\b(?:um+|uh+|erm|er|mm+)\b)+)[\s,]*$")
-_ELLIPSIS_TO = re.compile(r"(?i:\b(?:want|wanted|wanna|have|has|had|need|needed|going|like|love|used|ought|got) "
-                          r"to)\W*$")
-
-
-def broken_off(sentence: str, after: str) -> bool:
-    """True when ``sentence`` is an utterance left unfinished: it ends its line (``after``: the text that
-    follows it) with no full stop, on a word no finished English sentence ends with (``_BROKEN_OFF``)."""
-    ends_line = not after.split("\n", 1)[0].strip()
-    if not ends_line or sentence.rstrip().endswith((".", "!", "?", "。", "！", "？")):
-        return False
-    said = _TRAILING_FILLERS.sub("", sentence)           # "... our project process um" is finished
-    return bool(_BROKEN_OFF.search(said)) and not _ELLIPSIS_TO.search(said)    # "as you want to" is too
 
 
 # A meeting says much in short turns ("Marketing: that's expensive ." "Project Manager: But she wanted the

@@ -287,21 +287,3 @@ def test_a_hard_wrapped_story_gives_whole_sentences_at_their_offsets():
     # the paragraphs stay apart: no sentence runs from the end of one into the next
     assert not any("harmless. Then" in t or "followed. He" in t for t in texts)
 
-
-def test_an_utterance_broken_off_weighs_less_and_a_finished_one_does_not():
-    # a development meeting's: the notes of the first two made up how they end
-    meeting = ("Project Manager: 'Cause we can't remove the push buttons 'cause they're\n"
-               "Industrial Designer: Yeah , .\n"
-               "Project Manager: um and we can't get rid of the uh I mean removing the\n"
-               "Marketing: I think the push buttons and the rubber case stay in the final design um\n"
-               "Industrial Designer: you can get the buttons printed in any colour and pattern you want to ,\n"
-               "Project Manager: We agreed the rubber case is the way to go because of the price.\n")
-    factors = {s.text.split(": ", 1)[1][:20]: s.gain_factor for s in sentences_of(meeting)}
-    assert factors["'Cause we can't remo"] < 1 and factors["um and we can't get "] < 1
-    assert factors["I think the push but"] == 1.0           # fillers after a finished sentence
-    assert factors["you can get the butt"] == 1.0           # "want to" ends a sentence
-    assert factors["We agreed the rubber"] == 1.0
-    # weighed down, still chosen when it is all the part has
-    lone = sentences_of("Project Manager: 'Cause we can't remove the push buttons on the remote 'cause they're\n")
-    weights = DocumentWeights(meeting * 2)
-    assert select_sentences("", weights, set(), 400, 3, lone) == lone
