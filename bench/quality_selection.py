@@ -22,12 +22,11 @@ from pathlib import Path
 
 from bench.quality import QUICK_SET, _commit, load_doc, run_precis
 from bench.quality_metrics import score
+from bench.quality_models import model_path
 from tests.fake_runtime import FakeCall, FakeRuntime, diligent
 
 RESULTS = Path(__file__).parent / "results"
 N_CTX = 8192
-# the plan reads the model file's header (its context, its layers): Qwen2.5-Coder-1.5B, as `make quality`
-MODEL = Path.home() / ".cache" / "precis-build" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 
 def hand_back(call: FakeCall) -> str:
@@ -50,13 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--docs", nargs="+", default=QUICK_SET, help="corpus ids (folder/name without .json)")
     p.add_argument("--tag", required=True, help="name of the results file")
-    p.add_argument("--model", type=Path, default=MODEL, help="the .gguf whose header the plan reads")
+    # the plan reads the model file's header (its context, its layers); no weights are loaded
+    p.add_argument("--model", default="qwen1.5b", help="as bench.quality's --model: the .gguf the plan reads")
     args = p.parse_args(argv)
-    results = {"commit": _commit(), "n_ctx": N_CTX, "docs": {}}
+    model = model_path(args.model)
+    results = {"commit": _commit(), "model_file": model.name, "n_ctx": N_CTX, "docs": {}}
     for doc_id in args.docs:
         doc = load_doc(doc_id)
         with tempfile.TemporaryDirectory() as workdir:
-            summary, _ = run_precis(_HandBack(), args.model, doc, "notes", N_CTX, Path(workdir), None)
+            summary, _ = run_precis(_HandBack(), model, doc, "notes", N_CTX, Path(workdir), None)
         s = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"], doc["lang"] == "ja")
         # not the summary: it is the document's own sentences, and the corpus stays out of the repository
         results["docs"][doc_id] = {"chars": s["chars"], "sentences": summary.count("\n- ") + summary.startswith("- "),
