@@ -23,6 +23,8 @@ from precis.engine.summary.evidence import (
 )
 from precis.engine.summary.language import named_language, wrong_language
 from precis.engine.summary.notes_extraction import (
+    broken_off,
+    completes_broken_off,
     first_sentence,
     invented_names,
     numbered_answers,
@@ -142,6 +144,35 @@ def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
     assert hedge_dropped("The supplier delivers the cases in May", "I think the supplier delivers the cases in May .")
     assert not hedge_dropped("The supplier may deliver the cases in May",
                              "I think the supplier delivers the cases in May .")
+
+
+def test_a_note_of_an_utterance_broken_off_may_not_make_up_its_end():
+    # the 1.5B model's rewordings of development meetings' interrupted turns, as it wrote them
+    made_up = [
+        ("Project Manager: 'Cause we can't remove the push buttons 'cause they're",
+         "Project Manager states they can't remove push buttons due to their importance"),
+        ("Project Manager: um and we can't get rid of the uh I mean removing the",
+         "Project Manager suggests removing the unnecessary item."),
+        ("Industrial Designer: and since we're having L_C_D_s there there's no way that we're will be able to",
+         "Industrial Designer suggests that LCDs will not be able to fit in the wheel"),
+        ("Industrial Designer: the colour of our remote as such , you know , just keep it black , or",
+         "Industrial Designer proposes using case colors instead of remote color")]
+    fair = [
+        ("Industrial Designer: So now we seem to have a consensus that L_C_D_s are definitely the way to go because "
+         "of style and", "Industrial Designer proposes consensus on LCDs because of style and aesthetic."),
+        ("Industrial Designer: Even we can provide many different colours or different fruits , and",
+         "Industrial Designer: We can provide many different colors or fruits")]
+    for quote, point in made_up:
+        assert broken_off(quote) and completes_broken_off(point, quote, quote)
+    for quote, point in fair:
+        assert broken_off(quote) and not completes_broken_off(point, quote, quote)
+    # a finished sentence may be said in other words: the check is for broken-off ones only
+    finished = "Project Manager: We can't remove the push buttons , they're what people use most ."
+    assert not broken_off(finished)
+    assert not completes_broken_off("Project Manager keeps the push buttons due to their importance", finished,
+                                    finished)
+    assert not broken_off("Marketing: I think the push buttons and the rubber case stay in the design um")
+    assert not broken_off("Industrial Designer: you can get the buttons printed in any colour you want to ,")
 
 
 def test_a_rewording_that_says_the_same_words_twice_ran_on():
