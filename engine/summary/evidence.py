@@ -244,6 +244,31 @@ def hedge_dropped(point: str, source: str) -> bool:
     return bool(_HEDGE.search(source)) and not _STANCE.search(point) and not _KANA_KANJI.search(point)
 
 
+# A question said as a statement: "Do you think these pens can give you cancer of the hand ?" became
+# "Pens could cause cancer of the hand", "What if you get a response two or three months from now ?"
+# "Industrial Designer suggests waiting for a response two to three months", "Any new ideas with regard to
+# remote control concepts ?" "User Interface proposes remote control concepts". Of the 26 English
+# rewordings of questions in development runs, 14 say no question; 6 of those ask one, all six turned
+# into a claim or a proposal, and 8 end on a tag ("..., wouldn't you ?", "..., right ?", "... huh ?"),
+# statements that a note may say flat.
+_QUESTION_TAG = re.compile(
+    r"(?:,|\b(?:huh|eh|right|yeah|no|okay|ok))\s*(?:(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|"
+    r"should|shall|must)(?:n['’]?t)?\s+(?:not\s+)?(?:i|you|we|they|he|she|it|there|that)|huh|eh|right|yeah|no|okay|ok)?"
+    r"\s*\?\s*$", re.I)
+_ASKED = re.compile(r"\b(?:ask\w*|question\w*|wonder\w*|whether|if|inquir\w*|quer\w*|doubt\w*|unsure|unclear|"
+                    r"uncertain\w*|how|what|why|which|who|whom|when|where)\b|\?", re.I)
+_EXCHANGE_TURN = re.compile(r" / [A-Z][\w.'-]*(?: [\w.'-]+){0,3}: ")
+
+
+def question_dropped(point: str, source: str) -> bool:
+    """``source`` (an English sentence, not an exchange of turns) asks a question and ``point`` says no
+    question: no word that asks, doubts or wonders, no "?". A question tag does not make a question."""
+    asked = source.rstrip()
+    if not asked.endswith("?") or _QUESTION_TAG.search(asked) or _EXCHANGE_TURN.search(asked):
+        return False
+    return not _ASKED.search(point) and not _KANA_KANJI.search(point)
+
+
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
 # "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
 # screenshot), every word its sentence's. Of the 9 rewordings at hand with a condition in both, it is the

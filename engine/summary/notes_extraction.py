@@ -38,6 +38,7 @@ from precis.engine.summary.evidence import (
     negation_invented,
     normalise,
     point_supported,
+    question_dropped,
 )
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.salience import (
@@ -134,6 +135,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
             and point_supported(point, sentence) and not _says_nothing(point, kept[i].quote) \
             and not negation_invented(point, sentence) and not negation_dropped(point, sentence) \
             and not condition_swapped(point, sentence) and not hedge_dropped(point, sentence) \
+            and not question_dropped(point, sentence) \
             and not invented_names(point, part, sentence) and not reporters_dropped(point, sentence) \
             and not completes_broken_off(point, kept[i].quote, sentence) \
             and not wrong_language(point, sentence, layout.language) \

@@ -19,6 +19,7 @@ from precis.engine.summary.evidence import (
     negation_invented,
     normalise,
     point_supported,
+    question_dropped,
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
@@ -173,6 +174,37 @@ def test_a_note_of_an_utterance_broken_off_may_not_make_up_its_end():
                                     finished)
     assert not broken_off("Marketing: I think the push buttons and the rubber case stay in the design um")
     assert not broken_off("Industrial Designer: you can get the buttons printed in any colour you want to ,")
+
+
+def test_a_question_is_not_said_as_a_claim():
+    # the 1.5B model's rewordings of questions in development runs, as it wrote them
+    said_flat = [
+        ("Project Manager: Do you think these pens can give you cancer of the hand ?",
+         "Project Manager: Pens could cause cancer of the hand"),
+        ("Industrial Designer: What if you get a response two or three months from now ?",
+         "Industrial Designer suggests waiting for a response two to three months"),
+        ("User Interface: Any new ideas with regard to remote control concepts ?",
+         "User Interface proposes remote control concepts"),
+        ("How is life on Mars and Venus, and how long does it take to get to those places?",
+         "Life on Mars and Venus unknown, time to Mars unknown")]
+    for sentence, point in said_flat:
+        assert question_dropped(point, sentence)
+    asked = [("Project Manager: Do you think these pens can give you cancer of the hand ?",
+              "Project Manager doubts pens can cause cancer of the hand"),
+             ("User Interface: Any new ideas with regard to remote control concepts ?",
+              "User Interface asks about remote control concepts"),
+             ("Marketing: Is there enough room for creativity ?", "Marketing wonders whether there is room to create")]
+    for sentence, point in asked:
+        assert not question_dropped(point, sentence)
+    # a question tag asks nothing: the sentence is a statement
+    for sentence in ("User Interface: I think you still need the channel numbers , wouldn't you ?",
+                     "Industrial Designer: the speaker is for the feedback , right ?",
+                     "Project Manager: Plus the design round is still to come huh ?",
+                     '"I really hit a semantic push-button there, didn\'t I?'):
+        assert not question_dropped("The channel numbers and the speaker stay in the design round", sentence)
+    # an exchange whose last turn asks: its note may say what the exchange settled
+    assert not question_dropped("Marketing wants a yellow case", "Marketing: I want it yellow . / Project Manager: "
+                                "Why not ?")
 
 
 def test_a_rewording_that_says_the_same_words_twice_ran_on():
