@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.notes import (
@@ -220,17 +220,19 @@ def unfinished(point: str) -> bool:
 
 # An utterance its speaker broke off ends, with no full stop, on a word no finished English sentence ends
 # with: an article, a preposition (not one that ends a phrasal verb: "put them in"), a conjunction, a
-# subject or a possessive, fillers after it aside ("... 'cause they're", "... I mean removing the").
+# subject or a possessive, fillers aside ("... 'cause they're", "... I mean removing the").
 _BROKEN_OFF = re.compile(
     r"(?i:\b(?:the|a|an|to|of|at|for|with|from|into|by|about|than|and|or|but|because|'cause|cause|if|"
     r"i|we|they|he|she|i'm|we're|they're|you're|it's|that's|there's|he's|she's|my|our|your|their|its|gonna))\W*$")
-_TRAILING_FILLERS = re.compile(r"(?i:(?:[\s,.]*\b(?:um+|uh+|erm|er|mm+)\b)+)[\s,]*$")
 _ELLIPSIS_TO = re.compile(r"(?i:\b(?:want|wanted|wanna|have|has|had|need|needed|going|like|love|used|ought|got) "
                           r"to)\W*$")                                     # "... as you want to" is finished
-# The words a note uses to say who said what: no content of the sentence's
-_NOTE_VERBS = content_words("says states mentions proposes suggests notes explains reports discusses agrees asks "
-                            "thinks wants considers believes expresses describes confirms adds emphasizes argues "
-                            "points recommends")
+# The verbs that report what someone said (reporters_dropped looks for them after a name) ...
+_REPORTING = ("says|said|thinks|thought|wants|wanted|tells|told|believes|believed|argues|argued|explains|"
+              "explained|mentions|mentioned|asks|asked|suggests|suggested|claims|claimed|reports|reported|"
+              "insists|insisted|writes|wrote|feels|felt|replied|answered")
+# ... and the words a note uses to say who said what: no content of the sentence's
+_NOTE_VERBS = content_words(_REPORTING.replace("|", " ") + " states proposes notes discusses agrees considers "
+                            "expresses describes confirms adds emphasizes points recommends")
 BROKEN_OFF_ADDED_WORDS = 2       # content words a note of a broken-off utterance may not add
 
 
@@ -240,7 +242,7 @@ def broken_off(quote: str) -> bool:
     quote = quote.rstrip()
     if not quote or quote.endswith((".", "!", "?", "。", "！", "？", '"', "”")):
         return False
-    said = _TRAILING_FILLERS.sub("", quote)
+    said = clean_utterance(quote)                      # "... our project process um" is finished
     return bool(_BROKEN_OFF.search(said)) and not _ELLIPSIS_TO.search(said)
 
 
@@ -341,9 +343,6 @@ def invented_names(point: str, part: str, sentence: str | None = None) -> list[s
 # line of the sample day, and the 1.5B model's rewording, "Mika proposes moving the billing cluster ...",
 # put Priya's view in the speaker's mouth (the README's screenshot). A rewording must name the person its
 # sentence reports (pronouns and "everyone" are no one in particular).
-_REPORTING = ("says|said|thinks|thought|wants|wanted|tells|told|believes|believed|argues|argued|explains|"
-              "explained|mentions|mentioned|asks|asked|suggests|suggested|claims|claimed|reports|reported|"
-              "insists|insisted|writes|wrote|feels|felt|replied|answered")
 _REPORTED = re.compile(rf"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{_REPORTING})\b|\b(?:said|says|asked|replied|answered) "
                        r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
 _NO_ONE = {"everyone", "everybody", "someone", "somebody", "nobody", "people", "one", "who", "which"}
