@@ -38,6 +38,7 @@ from precis.engine.summary.evidence import (
     negation_invented,
     normalise,
     point_supported,
+    proposal_invented,
     question_dropped,
 )
 from precis.engine.summary.language import wrong_language
@@ -135,7 +136,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
             and point_supported(point, sentence) and not _says_nothing(point, kept[i].quote) \
             and not negation_invented(point, sentence) and not negation_dropped(point, sentence) \
             and not condition_swapped(point, sentence) and not hedge_dropped(point, sentence) \
-            and not question_dropped(point, sentence) \
+            and not question_dropped(point, sentence) and not proposal_invented(point, sentence) \
             and not invented_names(point, part, sentence) and not reporters_dropped(point, sentence) \
             and not completes_broken_off(point, kept[i].quote, sentence) \
             and not wrong_language(point, sentence, layout.language) \
@@ -156,7 +157,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
         out.results.append(result)
         answers = numbered_answers(result, len(positions))
         for i, point in _aligned(answers, positions, passes).items():
-            kept[i] = replace(kept[i], point=joined_letters(point), origin="reworded")
+            kept[i] = replace(kept[i], point=cased_as_shown(joined_letters(point), sentences[i]), origin="reworded")
     if retry:
         kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, passes)
     if any(n.origin == "reworded" for n in kept):
@@ -180,7 +181,7 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
         out.results.append(result)
         point = first_sentence(result.raw.strip().splitlines()[0] if result.raw.strip() else "")
         if result.stats.stopped_by != "max_tokens" and passes(point, i):
-            kept[i] = replace(note, point=joined_letters(point), origin="reworded")
+            kept[i] = replace(note, point=cased_as_shown(joined_letters(point), sentences[i]), origin="reworded")
     return kept
 
 
@@ -307,6 +308,18 @@ def first_sentence(point: str) -> str:
     sentence says ..."; in Japanese after "。", after a Latin full stop ("...反映済み. これは main リポジトリで
     ...") or in an aside in brackets: "パスを修正。 (これも短い言葉で) ただし、..."), cut here."""
     return _NEXT_SENTENCE.split(point.strip(), 1)[0].strip()
+
+
+_MISCASED = re.compile(r"\b[A-Z]{2}[a-z]+\b")
+
+
+def cased_as_shown(point: str, shown: str) -> str:
+    """A point with a word the model wrote in the wrong case ("VAughan Gething AM discusses ...", a minister
+    on a development committee meeting) spelled as the sentence shown spells it."""
+    def as_shown(m: re.Match) -> str:
+        found = re.search(rf"\b{re.escape(m.group(0))}\b", shown, re.I)
+        return found.group(0) if found else m.group(0)
+    return _MISCASED.sub(as_shown, point)
 
 
 _CAPITALISED = re.compile(r"(?<![:.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")      # not where a sentence starts

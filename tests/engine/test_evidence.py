@@ -19,12 +19,14 @@ from precis.engine.summary.evidence import (
     negation_invented,
     normalise,
     point_supported,
+    proposal_invented,
     question_dropped,
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
 from precis.engine.summary.notes_extraction import (
     broken_off,
+    cased_as_shown,
     completes_broken_off,
     first_sentence,
     invented_names,
@@ -205,6 +207,44 @@ def test_a_question_is_not_said_as_a_claim():
     # an exchange whose last turn asks: its note may say what the exchange settled
     assert not question_dropped("Marketing wants a yellow case", "Marketing: I want it yellow . / Project Manager: "
                                 "Why not ?")
+
+
+def test_a_statement_is_not_reported_as_a_proposal():
+    # the 1.5B model's rewordings in development runs, as it wrote them
+    made_proposals = [
+        ("Project Manager: Um and we've got a rubber skin material basically throughout .",
+         "Project Manager proposes using rubber skin material throughout the project"),
+        ("So it removes the first silent portion portion of each utterance .",
+         "PhD C proposes removing the first silent portion of each utterance"),
+        ("We've attempted to put an end to these contests altogether.", "They propose ending these contests altogether"),
+        ("Um research shows that they like to have a little L_C_D_ screen on their on their uh zapping uh device .",
+         "Marketing recommends a LCD screen on their zapping device for better user experience")]
+    for sentence, point in made_proposals:
+        assert proposal_invented(point, sentence)
+    # the sentence proposes, wishes, needs, hedges or plans: the note may say so
+    proposed = [
+        ("Marketing: I think you should put more time in the in the design of uh pick up and use , than a manual .",
+         "Marketing suggests adding more design time to the pick-up and use process"),
+        ("Project Manager: Oh , we can put uh a hand dynamo and a battery if you want .",
+         "Project Manager suggests using a hand dynamo and battery"),
+        ("So , I think I will maybe train , like , gender - dependent models .",
+         "PhD C proposes training gender-dependent models"),
+        ("it's very important to first verify if it makes sense , if we have a chance to sell it .",
+         "Marketing suggests verifying that the remote control can sell before producing it")]
+    for sentence, point in proposed:
+        assert not proposal_invented(point, sentence)
+    # a note that reports without proposing is not this check's
+    assert not proposal_invented("PhD C says the silent portion of each utterance is removed",
+                                 "So it removes the first silent portion portion of each utterance .")
+
+
+def test_a_name_the_model_miscased_is_spelled_as_the_sentence_spells_it():
+    shown = "Vaughan Gething AM: It's difficult enough in terms of the challenge in terms of perinatal mental health."
+    assert cased_as_shown("VAughan Gething AM discusses perinatal mental health", shown) == \
+        "Vaughan Gething AM discusses perinatal mental health"
+    # an acronym or a word the sentence does not have stays as written
+    assert cased_as_shown("NHs and PHd students", "The NHS helps.") == "NHS and PHd students"
+    assert cased_as_shown("PHP is used", shown) == "PHP is used"
 
 
 def test_a_rewording_that_says_the_same_words_twice_ran_on():
