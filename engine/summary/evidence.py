@@ -101,13 +101,20 @@ _SPELLED = re.compile(r"\b(?:(%s)(?:[ -](%s))?|(%s))\b" % ("|".join(_TENS), "|".
                       re.I)
 
 
+_DECIMAL_POINT = re.compile(r"\bpoint\s+$", re.I)
+
+
 def spelled_numbers(text: str) -> set[str]:
     """The numbers 0-99 ``text`` spells out ("one to seven", "twenty-five"), as digits: a transcript writes
     what was said, and a note that says "a scale of 1 to 7" says what the sentence says."""
     found = set()
-    for tens, unit, alone in _SPELLED.findall(text):
+    for m in _SPELLED.finditer(text):
+        tens, unit, alone = m.groups()
         if alone:
-            found.add(str(_UNITS.index(alone.lower())))
+            value = _UNITS.index(alone.lower())
+            # "point seven, point eight seconds" (a development meeting) is 0.7 and 0.8, never 7 and 8:
+            # the note "a time of 7:8 seconds" passed as holding its numbers
+            found.add(f"0.{value}" if _DECIMAL_POINT.search(text, 0, m.start()) and value < 10 else str(value))
         else:
             found.add(str(20 + 10 * _TENS.index(tens.lower()) + (_UNITS.index(unit.lower()) if unit else 0)))
     return found

@@ -18,6 +18,7 @@ from precis.engine.summary.evidence import (
     negation_dropped,
     negation_invented,
     normalise,
+    numbers_held,
     point_supported,
     proposal_invented,
     question_dropped,
@@ -364,6 +365,11 @@ def test_a_transcripts_spelled_numbers_support_a_notes_digits():
     said = "Marketing: and together we evaluate it from one to seven ."
     assert point_supported("Marketing evaluates it from 1 to 7", said)
     assert not point_supported("Marketing evaluates it from 1 to 8", said)
+    # "point seven" is a decimal: the 1.5B model's "a time of 7:8 seconds" holds numbers the sentence has not
+    guessed = "Professor B: I think it 's I would guess , uh , point seven , point eight seconds f uh , R T"
+    assert spelled_numbers(guessed) == {"0.7", "0.8"}
+    assert not numbers_held("Professor B suggests a time of 7:8 seconds for R T", guessed)
+    assert numbers_held("Professor B guesses 0.7 or 0.8 seconds", guessed)
     # a year written short holds the year, in a point or a heading ("Fiscal Year 2021 Recap")
     assert point_supported("Shares were bought back in 2021", "We bought back shares in fiscal '21.")
     assert not point_supported("Shares were bought back in 2022", "We bought back shares in fiscal '21.")

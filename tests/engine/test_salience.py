@@ -287,3 +287,25 @@ def test_a_hard_wrapped_story_gives_whole_sentences_at_their_offsets():
     # the paragraphs stay apart: no sentence runs from the end of one into the next
     assert not any("harmless. Then" in t or "followed. He" in t for t in texts)
 
+
+
+COMMITTEE = """Lynne Neagle AM: I think we'll move on to the next section.
+Lynne Neagle AM: We're going to go on now to some questions about mental health from Siân Gwenllian.
+Julie Morgan AM: One local authority reported a drop of 27 per cent in safeguarding referrals compared to last year.
+Lynne Neagle AM: As usual, you will receive a transcript to check for accuracy following the meeting.
+Julie Morgan AM: Moving on to perinatal mental health, this morning I hosted a round-table with the NSPCC where we heard about lots of good practice in health boards across Wales.
+"""
+
+
+def test_a_chairs_formulas_weigh_less_than_what_the_meeting_said():
+    by_text = {s.body(): s for s in sentences_of(COMMITTEE)}
+    formulas = ["I think we'll move on to the next section.",
+                "We're going to go on now to some questions about mental health from Siân Gwenllian.",
+                "As usual, you will receive a transcript to check for accuracy following the meeting."]
+    for formula in formulas:
+        assert by_text[formula].gain_factor < 1
+    said = [s for s in by_text.values() if s.body() not in formulas]
+    assert len(said) == 2 and all(s.gain_factor == 1 for s in said)      # a long sentence says more than its opening
+    weights = DocumentWeights(COMMITTEE)
+    chosen = select_sentences(COMMITTEE, weights, set(), 200, 2)
+    assert not {s.body() for s in chosen} & set(formulas)
