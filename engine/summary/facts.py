@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from precis.engine.documents.spoken_text import clean_utterance
+
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _DATE = re.compile(
@@ -130,7 +132,8 @@ def extract_facts(text: str) -> list[Fact]:
     for name in sorted(n for n in names if n and _is_name(n, lowercase_words)):
         facts.append(Fact("name", name))
     for m in _TODO.finditer(text):
-        line = m.group(0).strip()
+        # as a reader wants it: a meeting's "is to to for slides and and how far" without its stutters
+        line = clean_utterance(m.group(0)).strip()
         if 8 <= len(line) <= 400:
             facts.append(Fact("todo", line))
     return facts

@@ -129,3 +129,12 @@ def test_a_reply_that_pastes_its_chunk_under_the_previous_summary_is_a_copy():
                              "expects the margin gap to narrow once pricing catches up with costs.")
     assert "copied_chunk" not in flags(summarised, chunk=chunk)
     assert "copied_chunk" not in flags(PREVIOUS + "\n" + chunk[:300], chunk=chunk)   # a short quote is no paste
+
+
+def test_a_meetings_task_reads_without_its_stutters_and_fillers():
+    said = ("Grad B: So that will be sort of the assignment for next week , is to to for slides and whatever net you "
+            "picked and and how far you 've gotten .")
+    todos = [f.text for f in extract_facts(said) if f.kind == "todo"]
+    assert len(todos) == 1
+    assert "to to" not in todos[0] and "and and" not in todos[0] and todos[0].endswith("gotten.")
+    assert "assignment for next week" in todos[0]
