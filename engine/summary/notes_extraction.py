@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
+from precis.engine.documents.spoken_text import AFTER_TITLE, SPEAKER_PREFIX, clean_utterance
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.notes import (
@@ -298,7 +298,7 @@ def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]
     return given
 
 
-_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])"
+_NEXT_SENTENCE = re.compile(rf"(?<=[.!?])(?!{AFTER_TITLE})\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])"
                             r"|(?<=[.!?])\s*(?=[\u3040-\u30ff\u4e00-\u9fff])")
 
 

@@ -25,6 +25,7 @@ from precis.engine.documents.commit_log import changelog_weight, commit_subjects
 from precis.engine.documents.spoken_text import (
     FILLER_ONLY,
     SPEAKER_PREFIX,
+    TITLE_STOP,
     clean_utterance,
     unbold,
     unspell,
@@ -35,7 +36,8 @@ from precis.engine.summary.evidence import content_words
 from precis.engine.summary.language import named_language
 from precis.engine.summary.noise import substantive_text
 
-SENTENCE = re.compile(r"(?:[^.!?。！？\n]|\.(?=\w)){10,400}[.!?。！？]?")   # "12.50" does not end one
+# "12.50", "Mr. Chair" and a label's "(Nipissing, Lib.):" do not end one
+SENTENCE = re.compile(rf"(?:[^.!?。！？\n]|\.(?=[\w)])|{TITLE_STOP}){{10,400}}[.!?。！？]?")
 MIN_SENTENCE_CHARS = 30
 MIN_CJK_SENTENCE_CHARS = 12      # Japanese says as much in far fewer characters
 MIN_SENTENCE_UNITS = 5           # content words (or CJK bigrams) a sentence needs to be worth taking

@@ -402,6 +402,9 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
     assert first_sentence("Anna proposes new materials for the case. This is a short note in the same language") == \
         "Anna proposes new materials for the case."
     assert first_sentence("The budget is 12.50 euros per unit") == "The budget is 12.50 euros per unit"
+    # a title's full stop ends no sentence: cut there, the note was "Hon."
+    assert first_sentence("Hon. Patty Hajdu says seniors deserve dignity. This is a note.") == \
+        "Hon. Patty Hajdu says seniors deserve dignity."
     assert first_sentence("Copy-Item のパスを修正。 (これも短い言葉で) ただし、この行は") == "Copy-Item のパスを修正。"
     assert first_sentence("M99 のビルドを修正 (これも短く)") == "M99 のビルドを修正"
     assert first_sentence("ハッシュキーを反映済み. これは main リポジトリで作成されました") == "ハッシュキーを反映済み."

@@ -309,3 +309,19 @@ def test_a_chairs_formulas_weigh_less_than_what_the_meeting_said():
     weights = DocumentWeights(COMMITTEE)
     chosen = select_sentences(COMMITTEE, weights, set(), 200, 2)
     assert not {s.body() for s in chosen} & set(formulas)
+
+
+PARLIAMENT = """The Chair (Hon. Anthony Rota (Nipissing, Lib.)): We will now go to Ms. Kwan for the next round of questions.
+Ms. Jenny Kwan (Vancouver East, NDP): Four of the care homes in my riding have reported cases of COVID-19 this week.
+Hon. Patty Hajdu: Mr. Chair, what is happening to seniors in Ontario is completely unacceptable to this government.
+"""
+
+
+def test_a_parliaments_labels_and_titles_are_read_as_who_said_it():
+    found = sentences_of(PARLIAMENT)
+    assert [s.speaker for s in found] == ["The Chair (Hon. Anthony Rota (Nipissing, Lib.))",
+                                          "Ms. Jenny Kwan (Vancouver East, NDP)", "Hon. Patty Hajdu"]
+    # "Mr. Chair" and "Lib.)" end no sentence: each line is one, its label left out of what it said
+    assert [s.body() for s in found] == [line.split("): ", 1)[-1].split("Hajdu: ")[-1]
+                                         for line in PARLIAMENT.splitlines()]
+    assert found[2].shown().startswith("Hon. Patty Hajdu: Mr. Chair, what is happening")
