@@ -38,8 +38,10 @@ _WHEN = (r"(?i:(?:the )?(?:end|next|close|start|beginning|middle|morning|afterno
 _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応"
                    r"|\bwill (?:\w+ ){0,6}by " + _WHEN + (
                    # "due" as a deadline ("due Friday", "the report is due"), never "due to" (because of: an
-                   # earnings call's "due to the timing lag" became an "Action:" line)
-                   r"|\bowner\b.*\bdue\b|\bdue\b(?!\s+to\b)"
+                   # earnings call's "due to the timing lag" became an "Action:" line) nor what is owed ("with
+                   # all due respect", "we do our due diligence": a committee meeting's two "Action:" lines)
+                   r"|\bowner\b.*\bdue\b|\bdue\b(?!\s+(?:to|diligence|respect|care|process|regard|consideration|"
+                   r"attention)\b)"
                    # a task a meeting assigns: someone will / is going to <do something>, or "by next meeting"
                    r"|\b(?:I|we|you|he|she|they|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'ll| will| shall| (?:is|are|am) "
                    r"going to| (?:has|have|need) to)\s+(?:\w+\s+){0,2}?(?:send|write|prepare|check|look into|draft|"

@@ -82,6 +82,11 @@ def test_a_task_is_a_deadline_or_an_assignment_never_a_because():
     assert not is_task("And due to the timing lag between when this inflation hits our P&L and when the benefits "
                        "take effect, we do not expect to fully offset the impact in time to meet our projections.")
     assert not is_task("Sales fell due to the 53rd week.")
+    # what is owed is no deadline (a development committee meeting's two "Action:" lines)
+    assert not is_task("Chair, when it comes to any type of activities that we send our Canadian Armed Forces on, we "
+                       "do our due diligence to make sure that we have the right protocols in place.")
+    assert not is_task("Mr. Chair, with all due respect to the Minister of Finance, let me point out that he is not "
+                       "very clear.")
 
 
 def test_will_by_is_a_task_when_by_says_when():
