@@ -298,8 +298,8 @@ def _aligned(answers: list[str], positions: list[int], passes) -> dict[int, str]
     return given
 
 
-_NEXT_SENTENCE = re.compile(rf"(?<=[.!?])(?!{AFTER_TITLE})\s+(?=[A-Z(（])|(?<=。)|\s+[(（](?=[^)）]*[\u3040-\u30ff])"
-                            r"|(?<=[.!?])\s*(?=[\u3040-\u30ff\u4e00-\u9fff])")
+_NEXT_SENTENCE = re.compile(rf"(?<=[.!?])(?!{AFTER_TITLE})(?<!\bvs\.)\s+(?=[A-Z(（])|(?<=。)"
+                            r"|\s+[(（](?=[^)）]*[\u3040-\u30ff])|(?<=[.!?])\s*(?=[\u3040-\u30ff\u4e00-\u9fff])")
 
 
 def first_sentence(point: str) -> str:

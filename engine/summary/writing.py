@@ -78,9 +78,11 @@ def _cjk(text: str) -> bool:
 HEADING_SHOWN_CHARS = 56        # a heading's reading length: about the 6 words the prompt asks for
 # Where a heading's main phrase ends and a qualifier begins: "Design Suggestions | for Remote Control Protection".
 # Not "of" or "to", which bind the phrase ("Evaluation | of the Prototype" leaves a bare "Evaluation").
-_PHRASE_BREAK = re.compile(r"(?:: | - | – | \(|, | (?:and|for|in|with|on|at|from|by|during|including|based) )", re.I)
+_PHRASE_BREAK = re.compile(r"(?:: | - | – | \(|, "
+                           r"| (?:and|for|in|with|on|at|from|by|during|including|based|vs\.?|versus) )", re.I)
 _BOUND_PHRASE_BREAK = re.compile(r" (?:of|to) ", re.I)
-_DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on", "at", "from", "by", "based"}
+_DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on", "at", "from", "by", "based", "vs",
+             "vs.", "versus"}
 
 
 def shorter_heading(heading: str) -> str:
@@ -137,6 +139,11 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     heading = first_sentence(match.group(1)).strip(" #*:.")     # "... Analysis. This topic," runs on
     if len(match.group(1)) >= HEADING_CHARS[1] and " " in heading:
         heading = heading.rsplit(" ", 1)[0].rstrip(" ,;:-")    # cut by the grammar's bound: "... Industrial Envi"
+    if heading != match.group(1).strip(" #*:."):
+        words = heading.split()                                 # cut: never on a connecting word
+        while len(words) > 1 and words[-1].lower().rstrip(".") in _DANGLING:
+            words.pop()
+        heading = " ".join(words).rstrip(" ,;:-")
     heading = shorter_heading(heading)
     source = " ".join(n.point + " " + n.quote for n in notes)
     problems = []

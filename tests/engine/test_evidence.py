@@ -430,6 +430,11 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
 def test_a_heading_must_rest_on_its_notes_words_and_script():
     notes = [Note(1, "Marketing proposes a titanium case for the remote", "we could do titanium", "d", 0, 0, 20)]
     assert heading_problems("## Titanium case for the remote\n", notes, None) == ("Titanium case for the remote", [])
+    # "vs." ends no sentence, and a cut heading never ends on it (final16: "... Remote Control Concepts vs")
+    assert heading_problems("## Titanium Case vs. Rubber Case for the Remote\n", notes, None)[0] == \
+        "Titanium Case vs. Rubber Case for the Remote"
+    long = "## Titanium Case Decision: Titanium Case for the Remote vs. Rubber Case Input"
+    assert heading_problems(long + "\n", notes, None)[0] == "Titanium Case Decision: Titanium Case for the Remote"
     assert "unsupported" in heading_problems("## Quarterly earnings outlook\n", notes, None)[1]
     assert "unsupported" in heading_problems("## Titanium case for the remote, release 14.5\n", notes, None)[1]
     assert "wrong_language" in heading_problems("## Titanium case 蔬菜\n", notes, None)[1]
@@ -456,6 +461,8 @@ def test_a_long_heading_is_cut_where_its_main_phrase_ends_never_on_a_connecting_
         "Remote control prototype evaluation of the different materials of the case":
             "Remote control prototype evaluation",
         "Titanium case for the remote": "Titanium case for the remote",
+        "Project Management Decision: Remote Control Concepts vs Marketing Expert Input":
+            "Project Management Decision: Remote Control Concepts",
         "ビルドの修正とCLI11_HAS_FILESYSTEMの追加とWindowsのビルドにアーキテクチャを追加":
             "ビルドの修正とCLI11_HAS_FILESYSTEMの追加とWindowsのビルドにアーキテクチャを追加",
     }
