@@ -13,9 +13,36 @@ from precis.engine.documents.commit_log import commit_subjects
 from precis.engine.documents.transcript_turns import TURN_MARKER, prose_spans
 
 # "Project Manager: ", and a parliament's "Ms. Jenny Kwan (Vancouver East, NDP): " or "The Chair (Hon. Anthony
-# Rota (Nipissing, Lib.)): ": 51 of the 81 labels of a development committee meeting say who in brackets
-SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?[A-Z][\w.'-]*(?: [\w.'-]+){0,3}"
-                            r"(?: \((?:[^()\n]|\([^()\n]*\)){1,80}\))?:\s+")
+# Rota (Nipissing, Lib.)): ": 51 of the 81 labels of a development committee meeting say who in brackets; a
+# Japanese assembly's minutes say "知事（小池百合子君）：" (a role or a seat, the name, 君)
+SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?(?:[A-Z][\w.'-]*(?: [\w.'-]+){0,3}"
+                            r"(?: \((?:[^()\n]|\([^()\n]*\)){1,80}\))?:\s+|[^\s：:（(]{1,30}（[^）\n]{1,20}君）：\s*)")
+# A Japanese turn runs on over paragraphs, each opening with an ideographic space: still its speaker's
+TURN_GOES_ON = "\u3000"
+
+
+def speaker_of(label: str) -> str:
+    """Who a label names, as written: "Marketing", "知事（小池百合子君）"."""
+    return label.strip().rstrip(":：").strip()
+
+
+def turn_speakers(text: str) -> dict[int, str]:
+    """By the offset of each line that goes on with the turn above it (a Japanese paragraph under a labelled
+    one, opening with ``TURN_GOES_ON``): the speaker of that turn. In the development minutes of the Tokyo
+    assembly a governor's answer is a label line and 5-30 such paragraphs: without this, all but its first
+    sentence were said by no one."""
+    speakers: dict[int, str] = {}
+    speaker, at = "", 0
+    for line in text.splitlines(keepends=True):
+        label = SPEAKER_PREFIX.match(line)
+        if label:
+            speaker = speaker_of(label.group(0))
+        elif line.startswith(TURN_GOES_ON) and speaker:
+            speakers[at] = speaker
+        elif line.strip():
+            speaker = ""
+        at += len(line)
+    return speakers
 # The full stop of a title before a name ("Mr. Chair", "Hon. Patty Hajdu") ends no sentence: taken for one,
 # a committee meeting's "Hon. Patty Hajdu: Mr. Chair, ..." was shown as "Patty Hajdu: Mr." and "Chair, ..."
 _TITLES = ("Mr|Ms|Dr|St|Rt|Sr|Jr|Lt", "Mrs|Hon|Rev|Gen|Col|Sen|Rep|Gov|Sgt|Mme", "Prof|Capt|Mlle")   # by width

@@ -27,6 +27,8 @@ from precis.engine.documents.spoken_text import (
     SPEAKER_PREFIX,
     TITLE_STOP,
     clean_utterance,
+    speaker_of,
+    turn_speakers,
     unbold,
     unspell,
 )
@@ -182,6 +184,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         prose = prose_spans(text)
     found = []
     short_turns: list[Sentence] = []
+    going_on = turn_speakers(text)
     for m in SENTENCE.finditer(text):
         # a list item's "- " is not the sentence's, nor a chat turn's "[assistant] "
         marker = _LIST_MARKER.match(m.group(0)) or TURN_MARKER.match(m.group(0))
@@ -195,7 +198,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         line_start = text.rfind("\n", 0, start) + 1
         line = text[line_start:]
         label = SPEAKER_PREFIX.match(line)
-        speaker = label.group(0).strip().rstrip(":").strip() if label else ""
+        speaker = speaker_of(label.group(0)) if label else going_on.get(line_start, "")
         opens_line = not text[line_start:start].strip()
         body = without_label(sentence, opens_line)
         units = units_of(body)                                       # none for a speaker's label alone

@@ -325,3 +325,21 @@ def test_a_parliaments_labels_and_titles_are_read_as_who_said_it():
     assert [s.body() for s in found] == [line.split("): ", 1)[-1].split("Hajdu: ")[-1]
                                          for line in PARLIAMENT.splitlines()]
     assert found[2].shown().startswith("Hon. Patty Hajdu: Mr. Chair, what is happening")
+
+
+MINUTES = """議長（石川良一君）：これより本日の会議を開きます。
+〔知事小池百合子君登壇〕
+知事（小池百合子君）：和泉なおみ議員の代表質問にお答えをいたします。
+　中国武漢市での感染拡大に端を発しました新型コロナウイルス感染症は、感染経路が明らかでない患者が多く発生している状況にあります。
+　都は、区市町村のサービス見込み量等を踏まえまして、特別養護老人ホーム等の整備目標を定めております。
+百二十七番（和泉なおみ君）：横田基地及び基地周辺の深刻な環境汚染を知事はどう認識し、対応するのですか。
+"""
+
+
+def test_a_japanese_assemblys_turn_is_its_speakers_over_every_paragraph():
+    long = [s for s in sentences_of(MINUTES) if not s.turns]
+    assert [s.speaker for s in long] == ["知事（小池百合子君）", "知事（小池百合子君）", "百二十七番（和泉なおみ君）"]
+    assert long[0].shown().startswith("知事（小池百合子君）: 中国武漢市")
+    assert long[2].body().startswith("横田基地")                         # the label is not what was said
+    # a paragraph after a line of no one's (a heading, a stage direction) is no one's
+    assert all(s.speaker == "" for s in sentences_of("〔休憩〕\n　" + MINUTES.splitlines()[3].strip() + "\n"))
