@@ -47,6 +47,10 @@ class GuardSettings:
     # asked). Qwen2.5-Coder-1.5B failed 4 of 5 rolling rounds and 5 of 6 maps on development documents,
     # each failed part costing two long attempts before its notes (docs/quality.md, "Giving up on rewrites").
     notes_after_failed_parts: int = 2
+    # A reply of a few characters for a part with something in it is no summary: SmolLM2 through a server at
+    # parallel 2 once answered a 1,500-character part with "[Rem", and the run finished with it
+    min_reply_chars: int = 24
+    min_chunk_chars_for_reply: int = 240
 
 
 def clean_reply(reply: str) -> str:
@@ -109,6 +113,9 @@ def check_reply(previous: str, reply: str, chunk: str, *, hit_max_tokens: bool, 
     flags, details = [], []
     if not reply.strip():
         return ["empty"], "the reply was empty"
+    if len(reply.strip()) < settings.min_reply_chars and len(chunk.strip()) >= settings.min_chunk_chars_for_reply:
+        flags.append("empty")
+        details.append(f"a reply of {len(reply.strip())} characters for a part of {len(chunk.strip()):,}")
     if hit_max_tokens:
         flags.append("truncated")
         details.append("the reply ran into the summary cap and was cut off")

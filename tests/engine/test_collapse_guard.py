@@ -32,6 +32,11 @@ def test_meta_answers_empty_and_truncated():
     assert "meta" in flags("There is no new information in this part.")
     assert "meta" in flags("要約は変わりません。")
     assert flags("   ") == ["empty"]
+    # a few characters for a part with something in it (SmolLM2 through a server once answered "[Rem")
+    part = CHUNK * 4
+    assert flags("[Rem", previous="", chunk=part) == ["empty"]
+    assert flags("Mika: retries move to Postgres.", previous="", chunk=part) == []
+    assert flags("[Rem", previous="", chunk=CHUNK) == []          # a part of one short line: judged by the rest
     assert "truncated" in flags(PREVIOUS + " and then", hit=True)
 
 
