@@ -33,7 +33,7 @@ def turn_speakers(text: str) -> dict[int, str]:
     sentence were said by no one."""
     speakers: dict[int, str] = {}
     speaker, at = "", 0
-    for line in text.splitlines(keepends=True):
+    for line in text.split("\n"):                 # offsets as sentences_of finds a line's start: after "\n"
         label = SPEAKER_PREFIX.match(line)
         if label:
             speaker = speaker_of(label.group(0))
@@ -41,8 +41,10 @@ def turn_speakers(text: str) -> dict[int, str]:
             speakers[at] = speaker
         elif line.strip():
             speaker = ""
-        at += len(line)
+        at += len(line) + 1
     return speakers
+
+
 # The full stop of a title before a name ("Mr. Chair", "Hon. Patty Hajdu") ends no sentence: taken for one,
 # a committee meeting's "Hon. Patty Hajdu: Mr. Chair, ..." was shown as "Patty Hajdu: Mr." and "Chair, ..."
 _TITLES = ("Mr|Ms|Dr|St|Rt|Sr|Jr|Lt", "Mrs|Hon|Rev|Gen|Col|Sen|Rep|Gov|Sgt|Mme", "Prof|Capt|Mlle")   # by width
