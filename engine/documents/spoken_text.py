@@ -19,6 +19,12 @@ SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?(?:[A-Z][\w.'-]*(?: [\w
                             r"(?: \((?:[^()\n]|\([^()\n]*\)){1,80}\))?:\s+|[^\s：:（(]{1,30}（[^）\n]{1,20}君）：\s*)")
 # A Japanese turn runs on over paragraphs, each opening with an ideographic space: still its speaker's
 TURN_GOES_ON = "\u3000"
+TURN_JOINER = " / "             # between the turns of an exchange as shown and quoted: "A: ... / B: ..."
+
+
+def is_exchange(text: str) -> bool:
+    """``text`` is short turns joined by TURN_JOINER, a later one opening with its speaker's label."""
+    return any(SPEAKER_PREFIX.match(turn) for turn in text.split(TURN_JOINER)[1:])
 
 
 def speaker_of(label: str) -> str:

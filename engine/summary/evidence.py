@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 from rapidfuzz import fuzz
 
+from precis.engine.documents.spoken_text import is_exchange
+
 # Disfluencies transcripts are full of and quotes leave out (English and Japanese).
 FILLERS_EN = {"um", "uh", "erm", "er", "hmm", "mm", "mmhmm", "uhhuh", "ah", "oh", "like", "yknow", "okay", "ok",
               "so", "well", "yeah", "right"}
@@ -264,14 +266,13 @@ _QUESTION_TAG = re.compile(
     r"\s*\?\s*$", re.I)
 _ASKED = re.compile(r"\b(?:ask\w*|question\w*|wonder\w*|whether|if|inquir\w*|quer\w*|doubt\w*|unsure|unclear|"
                     r"uncertain\w*|how|what|why|which|who|whom|when|where)\b|\?", re.I)
-_EXCHANGE_TURN = re.compile(r" / [A-Z][\w.'-]*(?: [\w.'-]+){0,3}: ")
 
 
 def question_dropped(point: str, source: str) -> bool:
     """``source`` (an English sentence, not an exchange of turns) asks a question and ``point`` says no
     question: no word that asks, doubts or wonders, no "?". A question tag does not make a question."""
     asked = source.rstrip()
-    if not asked.endswith("?") or _QUESTION_TAG.search(asked) or _EXCHANGE_TURN.search(asked):
+    if not asked.endswith("?") or _QUESTION_TAG.search(asked) or is_exchange(asked):
         return False
     return not _ASKED.search(point) and not _KANA_KANJI.search(point)
 

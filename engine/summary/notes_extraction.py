@@ -157,7 +157,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
         out.results.append(result)
         answers = numbered_answers(result, len(positions))
         for i, point in _aligned(answers, positions, passes).items():
-            kept[i] = replace(kept[i], point=cased_as_shown(joined_letters(point), sentences[i]), origin="reworded")
+            kept[i] = replace(kept[i], point=as_noted(point, sentences[i]), origin="reworded")
     if retry:
         kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, passes)
     if any(n.origin == "reworded" for n in kept):
@@ -181,7 +181,7 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
         out.results.append(result)
         point = first_sentence(result.raw.strip().splitlines()[0] if result.raw.strip() else "")
         if result.stats.stopped_by != "max_tokens" and passes(point, i):
-            kept[i] = replace(note, point=cased_as_shown(joined_letters(point), sentences[i]), origin="reworded")
+            kept[i] = replace(note, point=as_noted(point, sentences[i]), origin="reworded")
     return kept
 
 
@@ -320,6 +320,11 @@ def cased_as_shown(point: str, shown: str) -> str:
         found = re.search(rf"\b{re.escape(m.group(0))}\b", shown, re.I)
         return found.group(0) if found else m.group(0)
     return _MISCASED.sub(as_shown, point)
+
+
+def as_noted(point: str, shown: str) -> str:
+    """A rewording that passed, as the note keeps it: spelled letters joined, names cased as shown."""
+    return cased_as_shown(joined_letters(point), shown)
 
 
 _CAPITALISED = re.compile(r"(?<![:.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")      # not where a sentence starts

@@ -26,6 +26,7 @@ from precis.engine.documents.spoken_text import (
     FILLER_ONLY,
     SPEAKER_PREFIX,
     TITLE_STOP,
+    TURN_JOINER,
     clean_utterance,
     speaker_of,
     turn_speakers,
@@ -87,7 +88,8 @@ class Sentence:
     speaker: str                 # the label of the transcript line it is on ("Marketing"), or ""
     units: frozenset[str]
     reading_chars: int           # its length without the speaker label and the fillers
-    gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, else 1
+    gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, a chair's
+                                 # formula's PROCEDURE_WEIGHT, else 1
     turns: tuple[str, ...] = ()  # an exchange of short turns: each turn as said ("Marketing: that's expensive")
     # Only a sentence that opens its line can start with its speaker's label. One inside a turn that opens
     # like a label ("Decision: ...", "My hypothesis: ...", "TODO for Priya: ...") keeps those words: taken
@@ -222,9 +224,6 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
 EXCHANGE_MAX_CHARS = 220           # an exchange as read: about two sentences, one short note's worth
 EXCHANGE_MAX_GAP_CHARS = 240       # more transcript than this between two short turns (fillers, or a long
                                    # sentence taken alone) ends the exchange
-
-
-TURN_JOINER = " / "
 
 
 def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:

@@ -82,7 +82,7 @@ _PHRASE_BREAK = re.compile(r"(?:: | - | – | \(|, "
                            r"| (?:and|for|in|with|on|at|from|by|during|including|based|vs\.?|versus) )", re.I)
 _BOUND_PHRASE_BREAK = re.compile(r" (?:of|to) ", re.I)
 _DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on", "at", "from", "by", "based", "vs",
-             "vs.", "versus"}
+             "versus"}
 
 
 def shorter_heading(heading: str) -> str:
@@ -102,9 +102,14 @@ def shorter_heading(heading: str) -> str:
         if breaks:
             break
     words = heading[:breaks[-1]].split() if breaks else heading[:HEADING_SHOWN_CHARS + 1].split()[:-1]
-    while len(words) > 1 and words[-1].lower() in _DANGLING:
-        words.pop()
-    return " ".join(words).rstrip(" ,;:-–(") or heading
+    return " ".join(_without_dangling(words)).rstrip(" ,;:-–(") or heading
+
+
+def _without_dangling(words: list[str]) -> list[str]:
+    """``words`` without the connecting words a cut left at their end ("... Concepts vs")."""
+    while len(words) > 1 and words[-1].lower().rstrip(".") in _DANGLING:
+        words = words[:-1]
+    return words
 
 
 JA_HEADING_SHOWN_CHARS = 28     # a Japanese character says about twice an English one's share of a phrase
@@ -140,10 +145,7 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     if len(match.group(1)) >= HEADING_CHARS[1] and " " in heading:
         heading = heading.rsplit(" ", 1)[0].rstrip(" ,;:-")    # cut by the grammar's bound: "... Industrial Envi"
     if heading != match.group(1).strip(" #*:."):
-        words = heading.split()                                 # cut: never on a connecting word
-        while len(words) > 1 and words[-1].lower().rstrip(".") in _DANGLING:
-            words.pop()
-        heading = " ".join(words).rstrip(" ,;:-")
+        heading = " ".join(_without_dangling(heading.split())).rstrip(" ,;:-")     # cut: never on "and", "vs"
     heading = shorter_heading(heading)
     source = " ".join(n.point + " " + n.quote for n in notes)
     problems = []

@@ -208,6 +208,9 @@ def test_a_question_is_not_said_as_a_claim():
     # an exchange whose last turn asks: its note may say what the exchange settled
     assert not question_dropped("Marketing wants a yellow case", "Marketing: I want it yellow . / Project Manager: "
                                 "Why not ?")
+    # an exchange is told by the transcript's own labels, a parliament's too
+    assert not question_dropped("Jenny Kwan wants the care homes named", "Ms. Jenny Kwan (Vancouver East, NDP): Four "
+                                "homes . / Hon. Patty Hajdu (Minister of Health): Which homes ?")
 
 
 def test_a_statement_is_not_reported_as_a_proposal():
