@@ -31,9 +31,6 @@ QUICK_SET = ["qmsum/val_ES2006c", "qmsum/val_IS1006d", "squality/dev_51274", "ec
              "momo_project_log/2021.6.0..2022.1.0"]
 STRATEGIES = ["plain", "rolling", "map-reduce", "notes"]
 GUARDED = ("rolling", "map-reduce")   # the strategies whose failed parts fall back to notes
-PRESET_FOR_KIND = {"meeting_transcript": "meeting-minutes", "earnings_call_transcript": "meeting-minutes",
-                   "long_story": "generic", "novel": "generic", "project_log": "project-log",
-                   "ai_assistant_chat_log": "conversation-archive"}
 
 
 def load_doc(doc_id: str) -> dict:
@@ -69,7 +66,8 @@ class SharedRuntime:
 
 
 def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
-               chunk_tokens: int | None, seed: int = 0, notes_after_failures: int | None = None) -> tuple[str, dict]:
+               chunk_tokens: int | None, seed: int = 0, notes_after_failures: int | None = None,
+               preset: str = "auto") -> tuple[str, dict]:
     from precis.engine.documents.loading import load_document
     from precis.engine.planning.summary_length import summary_chars_for
     from precis.models.session.job import RunReported, run_job
@@ -77,7 +75,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
     source = workdir / f"{doc['id'].replace('/', '__')}.txt"
     source.write_text(doc["text"], encoding="utf-8")
     request = RunRequest(files=[str(source)], model=str(model), n_ctx=n_ctx, strategy=strategy,
-                         preset=PRESET_FOR_KIND.get(doc["kind"], "generic"), date="2026-11-30",
+                         preset=preset, date="2026-11-30",      # "auto", the default: by the document's kind
                          max_chunk_tokens=chunk_tokens, seed=seed)
     if notes_after_failures is not None:
         request = request.with_changes(notes_after_failures=notes_after_failures)
@@ -95,6 +93,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "failed_rounds": len(report.collapses), "salvaged_rounds": report.salvaged_rounds,
         "prompt_tokens_per_doc_token": round(report.totals["prompt_evaluated"] / max(1, doc_tokens), 2),
         "chunk_tokens": report.budget["chunk_budget"], "todos": len(report.todos), "notes": report.notes_totals,
+        "preset": report.preset,
         # the length the plan set (engine.planning.summary_length), beside the summary's "chars"
         "planned_chars": summary_chars_for(report.documents[0]["said_tokens"]),
         # each round as run.json has it, without its texts: what each round cost and how its calls stopped

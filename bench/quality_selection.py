@@ -51,19 +51,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tag", required=True, help="name of the results file")
     # the plan reads the model file's header (its context, its layers); no weights are loaded
     p.add_argument("--model", default="qwen1.5b", help="as bench.quality's --model: the .gguf the plan reads")
+    p.add_argument("--preset", default="auto", help="the rules preset (default auto: by the document's kind)")
     args = p.parse_args(argv)
     model = model_path(args.model)
-    results = {"commit": _commit(), "model_file": model.name, "n_ctx": N_CTX, "docs": {}}
+    results = {"commit": _commit(), "model_file": model.name, "n_ctx": N_CTX, "preset": args.preset, "docs": {}}
     for doc_id in args.docs:
         doc = load_doc(doc_id)
         with tempfile.TemporaryDirectory() as workdir:
-            summary, _ = run_precis(_HandBack(), model, doc, "notes", N_CTX, Path(workdir), None)
+            summary, info = run_precis(_HandBack(), model, doc, "notes", N_CTX, Path(workdir), None,
+                                       preset=args.preset)
         s = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"], doc["lang"] == "ja")
         # not the summary: it is the document's own sentences, and the corpus stays out of the repository
-        results["docs"][doc_id] = {"chars": s["chars"], "sentences": summary.count("\n- ") + summary.startswith("- "),
+        results["docs"][doc_id] = {"preset": info["preset"], "chars": s["chars"],
+                                   "sentences": summary.count("\n- ") + summary.startswith("- "),
                                    "fact_recall": s["fact_recall"], "rouge1": s["rouge1"], "coverage": s["coverage"]}
-        print(f"[selection] {doc_id}: {s['chars']:,} chars, fact recall {s['fact_recall']}, R-1 {s['rouge1']}",
-              flush=True)
+        print(f"[selection] {doc_id} ({info['preset']}): {s['chars']:,} chars, fact recall {s['fact_recall']}, "
+              f"R-1 {s['rouge1']}", flush=True)
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"selection-{args.tag}.json"
     out.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")

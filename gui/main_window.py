@@ -266,13 +266,14 @@ class MainWindow(QMainWindow):
                 server_key_env=server.key_env,
                 n_ctx=SERVER_CONTEXT if self.model_panel.uses_server_context else self.model_panel.n_ctx,
                 strategy=self.rules.strategy.currentText(), per_file=self.documents.per_file,
-                preset=layout.preset.name, rules_text=layout.preset.rules if self.rules.rules_overridden else "",
+                preset=self.rules.preset.currentData(),
+                rules_text=layout.preset.rules if self.rules.rules_overridden else "",
                 date=layout.date, language=layout.language or "")
         return RunRequest(
             files=[str(p) for p in self.documents.paths()],
             model="default" if model == bundled_model_path() else str(model),
             n_ctx=self.model_panel.n_ctx, kv_type=self.model_panel.kv_type, strategy=self.rules.strategy.currentText(),
-            per_file=self.documents.per_file, preset=layout.preset.name,
+            per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
             rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
             language=layout.language or "")
 
@@ -288,6 +289,7 @@ class MainWindow(QMainWindow):
             self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
                                    "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
             return
+        self.rules.show_documents([doc.text for doc in docs])
         self.plan_view.setText("<i>Planning…</i>")
         self.planner.latest_sequence = self._plan_sequence
         self.planner.submit(PlanJob(self._plan_sequence, self.request(), docs, self.model_panel.model_path))

@@ -1,4 +1,7 @@
-"""Strategy, preset, the rules text (editable, with reset to the preset), archive date, output language."""
+"""Strategy, preset, the rules text (editable, with reset to the preset), archive date, output language.
+
+"Automatic" (the default preset) is the preset the documents' kind calls for (engine.prompts.presets.preset_for):
+the panel shows which and why as soon as documents are read, and its rules in the editor."""
 from __future__ import annotations
 
 from PySide6.QtCore import QDate, Signal
@@ -7,6 +10,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -15,7 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from precis.engine.prompts.layout import RoundLayout
-from precis.engine.prompts.presets import list_presets, load_preset
+from precis.engine.prompts.presets import (
+    AUTO_PRESET,
+    DEFAULT_PRESET,
+    PresetChoice,
+    list_presets,
+    load_preset,
+    preset_for,
+)
 from precis.engine.summary.strategies import STRATEGIES
 
 
@@ -37,10 +48,20 @@ class RulesPanel(QWidget):
         form.addRow("Strategy", self.strategy)
         self.preset = QComboBox(self)
         self.preset.setObjectName("presetSelector")
+        self.preset.addItem("Automatic", AUTO_PRESET)
+        self.preset.setItemData(0, "The preset the documents call for: meeting minutes for a meeting transcript, "
+                                   "project log for a git log, conversation archive for a chat with an assistant, "
+                                   "generic for anything else", 3)
+        self._auto = PresetChoice(DEFAULT_PRESET, "")       # what "Automatic" is for the documents shown
         for p in list_presets():
             self.preset.addItem(p.title, p.name)
             self.preset.setItemData(self.preset.count() - 1, p.description, 3)  # tooltip role
         form.addRow("Preset", self.preset)
+        self.auto_note = QLabel(self)
+        self.auto_note.setObjectName("presetChosen")
+        self.auto_note.setWordWrap(True)
+        self.auto_note.setStyleSheet("color: palette(mid);")
+        form.addRow("", self.auto_note)
         self.date = QDateEdit(QDate.currentDate(), self)
         self.date.setObjectName("archiveDate")
         self.date.setDisplayFormat("yyyy-MM-dd")
@@ -67,8 +88,33 @@ class RulesPanel(QWidget):
             signal.connect(lambda *_: self.changed.emit())
         self.reset_rules()
 
+    @property
+    def preset_name(self) -> str:
+        """The preset the rules are of: the one chosen, or what "Automatic" is for the documents."""
+        chosen = self.preset.currentData()
+        return self._auto.name if chosen == AUTO_PRESET else chosen
+
     def reset_rules(self) -> None:
-        self.rules.setPlainText(load_preset(self.preset.currentData()).rules)
+        self.rules.setPlainText(load_preset(self.preset_name).rules)
+        self._show_auto_note()
+
+    def show_documents(self, texts: list[str]) -> None:
+        """What "Automatic" is for these documents; the editor shows its rules unless the person edited them."""
+        choice = preset_for(texts)
+        if choice == self._auto:
+            return
+        edited = self.rules_overridden
+        self._auto = choice
+        if self.preset.currentData() == AUTO_PRESET and not edited:
+            self.rules.setPlainText(load_preset(choice.name).rules)
+        self._show_auto_note()
+
+    def _show_auto_note(self) -> None:
+        auto = self.preset.currentData() == AUTO_PRESET
+        title = load_preset(self._auto.name).title
+        self.auto_note.setText(f"{title}, for {self._auto.reason}" if self._auto.reason else
+                               f"{title} until documents are read")
+        self.auto_note.setVisible(auto)
 
     def set_preset(self, name: str, rules: str = "") -> None:
         index = self.preset.findData(name)
@@ -78,8 +124,9 @@ class RulesPanel(QWidget):
             self.rules.setPlainText(rules)
 
     def layout_for_run(self) -> RoundLayout:
-        layout = RoundLayout(load_preset(self.preset.currentData()), self.date.date().toString("yyyy-MM-dd"),
-                             self.language.text().strip() or None)
+        auto = self.preset.currentData() == AUTO_PRESET
+        layout = RoundLayout(load_preset(self.preset_name), self.date.date().toString("yyyy-MM-dd"),
+                             self.language.text().strip() or None, self._auto.reason if auto else "")
         rules = self.rules.toPlainText().strip()
         return layout.with_rules(rules) if rules else layout
 
@@ -92,4 +139,4 @@ class RulesPanel(QWidget):
 
     @property
     def rules_overridden(self) -> bool:
-        return self.rules.toPlainText().strip() != load_preset(self.preset.currentData()).rules.strip()
+        return self.rules.toPlainText().strip() != load_preset(self.preset_name).rules.strip()

@@ -24,6 +24,25 @@ def conversation_day(sessions: int = 8, noise_sessions=(4,)) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def meeting_transcript() -> str:
+    """Twelve turns of four speakers, with the tasks a meeting assigns."""
+    return "\n".join(
+        f"{who}: {what}" for who, what in [
+            ("Project Manager", "Okay, let's start with the budget for the remote control."),
+            ("Marketing", "The survey says people want a scroll wheel and fewer buttons."),
+            ("Industrial Designer", "A scroll wheel needs the advanced chip, which costs more."),
+            ("Project Manager", "What does the advanced chip cost us per unit?"),
+            ("Industrial Designer", "About two euros more than the simple one."),
+            ("Marketing", "Um, that's still within the twelve fifty target."),
+            ("User Interface", "Then I'd put the LCD next to the wheel."),
+            ("Project Manager", "Agreed, the wheel and the LCD. Marketing will check the colours by Friday."),
+            ("Marketing", "Yes, I will send the colour survey by Friday."),
+            ("Industrial Designer", "I'll draw the case in rubber for the next meeting."),
+            ("User Interface", "And I will mock up the menu."),
+            ("Project Manager", "Good. See you all on Monday."),
+        ]) + "\n"
+
+
 def make_plan(runtime, text: str, n_ctx: int = 2048, preset: str = "conversation-archive", **budget_overrides):
     layout = RoundLayout(load_preset(preset), "2026-11-27")
     return build_plan(runtime, layout, n_ctx, [("day.txt", text, ())], **budget_overrides)

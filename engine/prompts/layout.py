@@ -51,6 +51,7 @@ class RoundLayout:
     preset: Preset
     date: str
     language: str | None = None
+    preset_reason: str = ""      # with the "auto" preset, what the documents are ("a git log of 64 commits")
 
     def with_rules(self, rules: str) -> "RoundLayout":
         return replace(self, preset=replace(self.preset, rules=rules))

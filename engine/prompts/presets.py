@@ -1,5 +1,6 @@
 """Rule presets: resources/presets/*.json (conversation archive, meeting minutes, project log, generic),
-or a preset .json file of the user's. The rules text is what the user sees and may edit."""
+or a preset .json file of the user's. The rules text is what the user sees and may edit. "auto" (the
+default) is the preset the documents' kind calls for (``preset_for``)."""
 from __future__ import annotations
 
 import json
@@ -8,9 +9,19 @@ from dataclasses import dataclass
 from importlib import resources as importlib_resources
 from pathlib import Path
 
+from precis.engine.documents.document_kind import (
+    ASSISTANT_CONVERSATION,
+    GIT_LOG,
+    MEETING_TRANSCRIPT,
+    PROSE,
+    document_kind,
+)
 from precis.engine.errors import BadInput
 
-DEFAULT_PRESET = "conversation-archive"
+DEFAULT_PRESET = "conversation-archive"       # the first in the list, and "auto"'s when there is nothing to read
+AUTO_PRESET = "auto"
+PRESET_FOR_KIND = {ASSISTANT_CONVERSATION: "conversation-archive", MEETING_TRANSCRIPT: "meeting-minutes",
+                   GIT_LOG: "project-log", PROSE: "generic"}
 
 
 @dataclass(frozen=True)
@@ -79,3 +90,25 @@ def _layer(data: dict) -> NoteLayer:
     return NoteLayer(str(data["label"]), str(data.get("label_ja", "")), re.compile(cue, re.I) if cue else None)
 
 
+
+
+@dataclass(frozen=True)
+class PresetChoice:
+    name: str
+    reason: str          # what the documents are, for the person: "a meeting transcript (661 turns of 4 speakers)"
+
+
+def preset_for(texts: list[str]) -> PresetChoice:
+    """The preset for documents summarized together: the one their kind calls for
+    (engine.documents.document_kind), the kind of the most characters when they differ."""
+    chars: dict[str, int] = {}
+    reasons: dict[str, str] = {}
+    for text in texts:
+        kind = document_kind(text)
+        chars[kind.name] = chars.get(kind.name, 0) + len(text)
+        reasons.setdefault(kind.name, kind.reason)
+    if not chars:
+        return PresetChoice(DEFAULT_PRESET, "")
+    kind = max(chars, key=chars.get)
+    mixed = f", the kind of most of the {len(texts)} documents" if len(chars) > 1 else ""
+    return PresetChoice(PRESET_FOR_KIND[kind], reasons[kind] + mixed)

@@ -21,7 +21,7 @@ class AppSettings:
     n_ctx: int = 4096
     kv_type: str = "f16"
     strategy: str = "auto"
-    preset: str = "conversation-archive"
+    preset: str = "auto"               # the one the documents' kind calls for
     rules_override: str = ""           # empty: the preset's rules
     language: str = ""                 # empty: the document's own
     per_file: bool = False

@@ -10,7 +10,7 @@ from precis.engine.errors import BadInput
 from precis.engine.planning.memory_plan import MIB, MemoryPlan, available_ram_bytes, plan_memory
 from precis.engine.planning.run_plan import RunPlan, build_plan
 from precis.engine.prompts.layout import RoundLayout
-from precis.engine.prompts.presets import load_preset
+from precis.engine.prompts.presets import AUTO_PRESET, load_preset, preset_for
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import known_speeds
 from precis.models.gguf.facts import read_model_facts
@@ -27,8 +27,13 @@ def runtime_settings_of(request: RunRequest) -> RuntimeSettings:
     return RuntimeSettings.for_kv_type(request.kv_type, n_ctx=request.n_ctx, swa_full=request.swa_full)
 
 
-def layout_of(request: RunRequest) -> RoundLayout:
-    layout = RoundLayout(load_preset(request.preset), request.archive_date, request.language or None)
+def layout_of(request: RunRequest, documents: list[Document] = ()) -> RoundLayout:
+    """The rules of every round; with the "auto" preset, the one ``documents``' kind calls for."""
+    name, reason = request.preset, ""
+    if name == AUTO_PRESET:
+        choice = preset_for([doc.text for doc in documents])
+        name, reason = choice.name, choice.reason
+    layout = RoundLayout(load_preset(name), request.archive_date, request.language or None, reason)
     return layout.with_rules(request.rules_text) if request.rules_text.strip() else layout
 
 
@@ -117,8 +122,9 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
     if overrides["max_chunk_tokens"] is None:
         profile = profile_of(model_path)
         overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
-    return build_plan(tokenizer, layout_of(request), request.n_ctx, summary_texts(documents, request.per_file),
-                      speeds, progress, strategy_of(request, model_path), request.summary_words, **overrides)
+    return build_plan(tokenizer, layout_of(request, documents), request.n_ctx,
+                      summary_texts(documents, request.per_file), speeds, progress, strategy_of(request, model_path),
+                      request.summary_words, **overrides)
 
 
 def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path, progress=None) -> RunPlan:

@@ -13,7 +13,7 @@ from datetime import date as _date
 from pathlib import Path
 
 from precis.engine.errors import BadInput
-from precis.engine.prompts.presets import DEFAULT_PRESET
+from precis.engine.prompts.presets import AUTO_PRESET
 from precis.engine.runtime.protocol import SamplingParams
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES
 from precis.engine.summary.guard import GuardSettings
@@ -54,7 +54,9 @@ class RunRequest:
                            commands=(SUMMARIZE,))
     per_file: bool = option(False, "one summary per file instead of one bundle in order", flag="--per-file",
                             action="store_true")
-    preset: str = option(DEFAULT_PRESET, "rules preset name, or a preset .json file", flag="--preset")
+    preset: str = option(AUTO_PRESET, "rules preset name, a preset .json file, or auto: the one the documents' kind "
+                         "calls for (a git log, a chat with an assistant, a meeting transcript, or prose)",
+                         flag="--preset")
     rules_text: str = option("", "a text file whose lines replace the preset's rules", flag="--rules",
                              metavar="FILE")
     date: str = option("", "archive date shown to the model and used in file names, YYYY-MM-DD (default: today)",

@@ -12,12 +12,13 @@ from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMessageBox, QP
 
 from precis import gui
 from precis.engine.errors import ModelLoadError
+from precis.engine.prompts.presets import load_preset
 from precis.engine.storage.speed_log import known_speeds
 from precis.gui.document_panel import ERROR_ROLE
 from precis.gui.workers import load_real_runtime
 from precis.models.library.bundled import bundled_model_path
 from tests.fake_runtime import FakeRuntime, diligent
-from tests.summary_fixtures import conversation_day
+from tests.summary_fixtures import conversation_day, meeting_transcript
 
 OBJECT_NAMES = ["documentList", "modelSelector", "contextSlider", "kvTypeSelector", "memoryBar", "planView",
                 "runButton", "stopButton", "lengthCurve", "roundInspector", "liveOutput", "summaryView"]
@@ -123,6 +124,30 @@ def test_slider_moves_memory_bar_and_plan_without_loading_the_model(make_window,
     assert window.findChild(QLabel, "planView").text() != text_before
     assert "context 8,192" in window.findChild(QLabel, "planView").text()
     assert loads == []                                                 # no model was loaded
+
+
+def test_the_automatic_preset_follows_the_documents_and_keeps_the_persons_rules(make_window, qtbot, tmp_path):
+    window = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
+    assert window.rules.preset.currentData() == "auto"                  # the default
+    meeting = tmp_path / "meeting.txt"
+    meeting.write_text(meeting_transcript(), encoding="utf-8")
+    window.add_documents([meeting])
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.layout.preset.name == "meeting-minutes",
+                    timeout=20_000)
+    note = window.findChild(QLabel, "presetChosen")
+    assert note.isVisible() and note.text() == "Meeting minutes, for a meeting transcript (12 turns of 4 speakers)"
+    assert window.rules.rules.toPlainText() == load_preset("meeting-minutes").rules
+    assert "preset meeting-minutes, for a meeting transcript" in window.findChild(QLabel, "planView").text()
+    assert window.request().preset == "auto" and window.request().rules_text == ""
+    window.rules.rules.setPlainText("Only the decisions, with who took them.")     # the person's own rules
+    window.add_documents([_day_file(tmp_path)])              # more characters of a day with an assistant
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.layout.preset.name == "conversation-archive",
+                    timeout=20_000)
+    assert "the kind of most of the 2 documents" in note.text()
+    assert window.rules.rules.toPlainText() == "Only the decisions, with who took them."
+    assert window.request().rules_text == "Only the decisions, with who took them."
+    window.rules.set_preset("generic")                      # a preset chosen by hand: no note, its rules
+    assert not note.isVisible() and window.rules.rules.toPlainText() == load_preset("generic").rules
 
 
 def test_too_small_context_warns_with_the_fix(make_window, qtbot, tmp_path):

@@ -19,6 +19,7 @@ from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.summary.scaffold import scaffold_lines
 from precis.models.cli.main import main
 from tests.conftest import CORPUS_DIR, REPO_ROOT
+from tests.summary_fixtures import meeting_transcript
 
 pytestmark = pytest.mark.real_model
 
@@ -157,6 +158,24 @@ def test_the_bundled_model_through_notes_gives_only_lines_linked_to_verified_quo
     assert lines and all(re.search(r"\[\d+(, \d+)*\]$", ln) for ln in lines)
     assert not scaffold_lines(body)
     assert not re.search(r"</?[a-z_]+>|existing summary|new content|\?\s*$", body, re.I | re.M)
+
+
+def test_a_meeting_left_on_the_automatic_preset_is_summarized_as_minutes(tmp_path, capsys):
+    """The default preset is the one the document's kind calls for: a meeting's notes are minutes (no
+    conversation-archive layers), and the plan says what the document was taken for."""
+    source = tmp_path / "meeting.txt"
+    text = meeting_transcript()
+    source.write_text(text, encoding="utf-8")
+    assert main(["plan", str(source), "--n-ctx", "2048"]) == 0
+    assert "preset meeting-minutes, for a meeting transcript (12 turns of 4 speakers)" in capsys.readouterr().out
+    code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys, strategy="notes")
+    assert code == 0, err
+    run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
+    assert run["preset"] == "meeting-minutes" and run["outcome"] == "finished"
+    summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    assert not re.search(r"^### (?:Done|Decisions and judgements|Reusable patterns)$", summary_md, re.M)
+    for n in run["evidence"]["meeting.txt"]["notes"]:            # every quote is the meeting's own text
+        assert text[n["start_char"]:n["end_char"]] == n["quote"]
 
 
 def test_sigterm_stops_like_ctrl_c_and_writes_the_partial_files(tmp_path, sample_document, precis_home):
