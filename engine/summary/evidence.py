@@ -298,6 +298,38 @@ def proposal_invented(point: str, source: str) -> bool:
     return bool(_PROPOSED.search(point)) and not _PROPOSAL_WORD.search(source) and not _KANA_KANJI.search(point)
 
 
+# The verb a note proposes with, and what says the same without proposing: "suggests that X" / "suggests the
+# theme doesn't fit" say ("says ..."), "suggests using X" / "suggests double curved surfaces" mention, "advises
+# against X" speaks against. Refused for its verb alone, a rewording lost its fact: on a development meeting
+# "That doesn't fit in with the whole vegetable theme though." was noted "Marketing suggests the theme doesn't
+# fit well", refused, and nothing of it reached the summary.
+_PROPOSAL_VERB = re.compile(r"\b(?:propos(e|es|ed|ing)|suggest(|s|ed|ing)|recommend(|s|ed|ing)|advis(e|es|ed|ing))\b",
+                            re.I)
+_CLAUSE_AHEAD = re.compile(r"^(?:that\b|to\b|(?:[\w'-]+\s+){0,5}?(?:is|are|was|were|will|would|can|could|should|must|"
+                           r"may|might|has|have|had|does|do|did|[\w]+n't)\b)", re.I)
+_PLAIN_VERBS = {"say": {"s": "says", "es": "says", "ed": "said", "e": "say", "": "say", "ing": "saying"},
+                "mention": {"s": "mentions", "es": "mentions", "ed": "mentioned", "e": "mention", "": "mention",
+                            "ing": "mentioning"},
+                "speak": {"s": "speaks", "es": "speaks", "ed": "spoke", "e": "speak", "": "speak", "ing": "speaking"}}
+
+
+def plainly_said(point: str) -> str:
+    """``point`` with its first proposing verb said plainly, in its tense: "Marketing suggests the theme
+    doesn't fit" -> "Marketing says the theme doesn't fit", "PhD C proposes removing the first silent
+    portion" -> "PhD C mentions removing ...". For a rewording ``proposal_invented`` refuses: the rest of it
+    is checked as any rewording is."""
+    m = _PROPOSAL_VERB.search(point)
+    if m is None:
+        return point
+    ending = next(g for g in m.groups() if g is not None).lower()
+    rest = point[m.end():].lstrip()
+    verb = "speak" if rest.lower().startswith("against") else "say" if _CLAUSE_AHEAD.match(rest) else "mention"
+    plain = _PLAIN_VERBS[verb][ending]
+    if m.group(0)[0].isupper():
+        plain = plain.capitalize()
+    return point[:m.start()] + plain + point[m.end():]
+
+
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
 # "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
 # screenshot), every word its sentence's. Of the 9 rewordings at hand with a condition in both, it is the

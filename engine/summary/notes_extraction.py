@@ -37,6 +37,7 @@ from precis.engine.summary.evidence import (
     negation_dropped,
     negation_invented,
     normalise,
+    plainly_said,
     point_supported,
     proposal_invented,
     question_dropped,
@@ -119,7 +120,8 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     rewording checks out (its numbers and most of its words in the sentence, no name the part does not
     hold and the name of whoever the sentence reports, no negation the sentence does not make nor what it
     negates said un-negated, no condition turned around nor a guess said as a fact, in the language asked
-    for, not a copy of it, not unfinished nor saying the same words twice). ``shown``: the sentences as
+    for, not a copy of it, not unfinished nor saying the same words twice; a proposal the sentence does not
+    make is said plainly, "suggests" as "says" or "mentions": ``evidence.plainly_said``). ``shown``: the sentences as
     the model sees them (with their speaker). ``retry``: the sentences whose rewording was refused are
     asked once more, greedy, with a reminder, and those refused again one at a time (``restate_extracts``).
 
@@ -130,8 +132,13 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     kept = list(extracts)
     part_norm = normalise(part)
 
+    def repaired(point: str, i: int) -> str:
+        """A proposal the sentence does not make, said plainly: the verb was the fault, not the fact."""
+        return plainly_said(point) if proposal_invented(point, sentences[i]) else point
+
     def passes(point: str, i: int) -> bool:
         sentence = sentences[i]
+        point = repaired(point, i)
         return bool(point) and not unfinished(point) and not says_twice(point) \
             and point_supported(point, sentence) and not _says_nothing(point, kept[i].quote) \
             and not negation_invented(point, sentence) and not negation_dropped(point, sentence) \
@@ -157,16 +164,16 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
         out.results.append(result)
         answers = numbered_answers(result, len(positions))
         for i, point in _aligned(answers, positions, passes).items():
-            kept[i] = replace(kept[i], point=as_noted(point, sentences[i]), origin="reworded")
+            kept[i] = replace(kept[i], point=as_noted(repaired(point, i), sentences[i]), origin="reworded")
     if retry:
-        kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, passes)
+        kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, passes, repaired)
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
 
 
 def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sentences: list[str], out: PartNotes,
-                     passes):
+                     passes, repaired):
     """Generator; the last ask for each sentence whose rewording both numbered asks refused: that sentence
     alone, greedy, one short note (its prefix, rules and worked example, is reused from call to call).
     Of a development earnings call the 1.5B model handed a part's four sentences back unchanged in both
@@ -181,7 +188,7 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
         out.results.append(result)
         point = first_sentence(result.raw.strip().splitlines()[0] if result.raw.strip() else "")
         if result.stats.stopped_by != "max_tokens" and passes(point, i):
-            kept[i] = replace(note, point=as_noted(point, sentences[i]), origin="reworded")
+            kept[i] = replace(note, point=as_noted(repaired(point, i), sentences[i]), origin="reworded")
     return kept
 
 

@@ -19,6 +19,7 @@ from precis.engine.summary.evidence import (
     negation_invented,
     normalise,
     numbers_held,
+    plainly_said,
     point_supported,
     proposal_invented,
     question_dropped,
@@ -240,6 +241,24 @@ def test_a_statement_is_not_reported_as_a_proposal():
     # a note that reports without proposing is not this check's
     assert not proposal_invented("PhD C says the silent portion of each utterance is removed",
                                  "So it removes the first silent portion portion of each utterance .")
+
+
+def test_a_proposal_the_sentence_does_not_make_is_said_plainly_in_its_tense():
+    assert plainly_said("Marketing suggests the theme doesn't fit well") == "Marketing says the theme doesn't fit well"
+    assert plainly_said("PhD C proposes removing the first silent portion") == \
+        "PhD C mentions removing the first silent portion"
+    assert plainly_said("Industrial Designer suggests double curved surfaces as the design option.") == \
+        "Industrial Designer mentions double curved surfaces as the design option."
+    assert plainly_said("They proposed that the budget is cut") == "They said that the budget is cut"
+    assert plainly_said("Project Manager advises against interrupting the viewing") == \
+        "Project Manager speaks against interrupting the viewing"
+    assert plainly_said("Suggested fix: sort the refunds") == "Mentioned fix: sort the refunds"
+    assert plainly_said("Marketing reports the survey") == "Marketing reports the survey"      # nothing to say plainly
+    for sentence, point in [("Marketing: That doesn't fit in with the whole vegetable theme though .",
+                             "Marketing suggests the theme doesn't fit the vegetable theme"),
+                            ("So it removes the first silent portion portion of each utterance .",
+                             "PhD C proposes removing the first silent portion of each utterance")]:
+        assert proposal_invented(point, sentence) and not proposal_invented(plainly_said(point), sentence)
 
 
 def test_a_name_the_model_miscased_is_spelled_as_the_sentence_spells_it():

@@ -226,6 +226,18 @@ def test_a_rewording_that_negates_its_sentence_is_refused_and_asked_again():
     assert "never" not in state.summaries["day.txt"]
 
 
+def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_again():
+    def proposes(call):
+        if call.kind == "reword":                 # "Mika suggests that ..." of sentences that propose nothing
+            return re.sub(r"^(\[\d+\]) ", r"\1 Mika suggests that ", diligent(call), flags=re.M)
+        return diligent(call)
+    rt, plan, state, events = _notes_run(proposes, sessions=2)
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False] * plan.rounds     # none refused
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and n["point"].startswith("Mika says that ") for n in notes)
+    assert "suggests" not in state.summaries["day.txt"]
+
+
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
