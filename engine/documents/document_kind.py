@@ -1,11 +1,11 @@
 """What kind of document a text is, as far as its shape shows: a git log, a conversation with an AI
 assistant, a meeting's transcript, or prose (a story, a report, an article).
 
-The rules preset follows it when the person leaves the preset on "Automatic" (engine.prompts.presets): a
-meeting summarized under the conversation archive's rules was cut as a chat is (its short turns skipped as
-noise) and shaped as a chat is ("Done", "Decisions and judgements"), and on a development meeting the notes
-the code chose were fragments ("and contacted NASA, and made some real good") where the minutes' rules gave
-whole sentences of who proposed what (docs/quality.md, "The preset follows the document").
+The rules preset follows it when the person leaves the preset on "Automatic" (engine.prompts.presets). Before,
+every document got the conversation archive's: a meeting's or a story's notes were sorted under "Done",
+"Decisions and judgements" and "Reusable patterns", a git log's added, changed and fixed all under "実施"
+(done), and the rolling and map-reduce rounds were told they kept "a day's conversations between a person
+and an AI assistant" (docs/quality.md, "The preset follows the document").
 """
 from __future__ import annotations
 

@@ -301,8 +301,8 @@ def proposal_invented(point: str, source: str) -> bool:
 # The verb a note proposes with, and what says the same without proposing: "suggests that X" / "suggests the
 # theme doesn't fit" say ("says ..."), "suggests using X" / "suggests double curved surfaces" mention, "advises
 # against X" speaks against. Refused for its verb alone, a rewording lost its fact: on a development meeting
-# "That doesn't fit in with the whole vegetable theme though." was noted "Marketing suggests the theme doesn't
-# fit well", refused, and nothing of it reached the summary.
+# "That doesn't fit in with the whole vegetable theme though." was noted "Marketing suggests the launch theme
+# doesn't fit well", refused, and nothing of it reached the summary.
 _PROPOSAL_VERB = re.compile(r"\b(?:propos(e|es|ed|ing)|suggest(|s|ed|ing)|recommend(|s|ed|ing)|advis(e|es|ed|ing))\b",
                             re.I)
 _CLAUSE_AHEAD = re.compile(r"^(?:that\b|to\b|(?:[\w'-]+\s+){0,5}?(?:is|are|was|were|will|would|can|could|should|must|"
@@ -346,6 +346,11 @@ def _condition_split(text: str) -> tuple[set[str], set[str]] | None:
     end = _CONDITION_END.search(text, m.end())
     stop = end.start() if end else len(text)
     return content_words(text[m.end():stop]), content_words(text[:m.start()] + " " + text[stop:])
+
+
+def conditional(text: str) -> bool:
+    """``text`` says "if" or "unless"."""
+    return bool(_CONDITION.search(text))
 
 
 def condition_swapped(point: str, source: str) -> bool:

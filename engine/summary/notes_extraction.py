@@ -30,6 +30,7 @@ from precis.engine.summary.evidence import (
     NoteCheck,
     cjk_bigrams,
     condition_swapped,
+    conditional,
     content_words,
     copy_share,
     hedge_dropped,
@@ -133,8 +134,13 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     part_norm = normalise(part)
 
     def repaired(point: str, i: int) -> str:
-        """A proposal the sentence does not make, said plainly: the verb was the fault, not the fact."""
-        return plainly_said(point) if proposal_invented(point, sentences[i]) else point
+        """A proposal the sentence does not make, said plainly: the verb was the fault, not the fact. Not of
+        a condition: told as advice, a conditional sentence came back with its condition turned around
+        where no check can see it ("Orin suggests using rsync for backup if it fails" of "If rsync fails
+        for any reason, the fallback is pg_basebackup"), and is refused as before."""
+        if proposal_invented(point, sentences[i]) and not conditional(point) and not conditional(sentences[i]):
+            return plainly_said(point)
+        return point
 
     def passes(point: str, i: int) -> bool:
         sentence = sentences[i]

@@ -238,6 +238,19 @@ def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_
     assert "suggests" not in state.summaries["day.txt"]
 
 
+def test_a_conditional_sentence_reworded_as_a_proposal_is_refused_not_said_plainly():
+    text = "\n\n".join(f"[10:{i:02d}] Orin: If rsync fails for any reason on host {i}, the fallback is pg_basebackup, "
+                       f"about {19 + i} minutes at 380 MB/s." for i in range(6)) + "\n"
+    rt = FakeRuntime(script=lambda call: re.sub(r"^(\[\d+\]) .*$", r"\1 Orin suggests using rsync for backup if it "
+                                                                 r"fails", diligent(call), flags=re.M)
+                     if call.kind == "reword" else diligent(call))
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    assert "rsync for backup if it fails" not in state.summaries["day.txt"]
+
+
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
