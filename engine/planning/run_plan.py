@@ -86,7 +86,8 @@ class RunPlan:
                               "parts": [{"name": p.name, "start_char": p.start_char, "end_char": p.end_char}
                                         for p in d.parts]} for d in self.documents],
                "budget": self.budget.as_dict(), "rounds": self.rounds, "chunks": chunks,
-               "preset": self.layout.preset.name, "date": self.layout.date}
+               "preset": self.layout.preset.name, "preset_chosen_for": self.layout.preset_reason,
+               "date": self.layout.date}
         if self.estimate is not None:
             e = self.estimate
             out["estimate"] = {"prompt_tokens": e.prompt_tokens, "evaluated_tokens": e.evaluated_tokens,

@@ -90,8 +90,6 @@ def _layer(data: dict) -> NoteLayer:
     return NoteLayer(str(data["label"]), str(data.get("label_ja", "")), re.compile(cue, re.I) if cue else None)
 
 
-
-
 @dataclass(frozen=True)
 class PresetChoice:
     name: str

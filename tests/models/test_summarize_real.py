@@ -168,6 +168,10 @@ def test_a_meeting_left_on_the_automatic_preset_is_summarized_as_minutes(tmp_pat
     source.write_text(text, encoding="utf-8")
     assert main(["plan", str(source), "--n-ctx", "2048"]) == 0
     assert "preset meeting-minutes, for a meeting transcript (12 turns of 4 speakers)" in capsys.readouterr().out
+    assert main(["plan", str(source), "--n-ctx", "2048", "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["preset"] == "meeting-minutes"
+    assert planned["preset_chosen_for"] == "a meeting transcript (12 turns of 4 speakers)"
     code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys, strategy="notes")
     assert code == 0, err
     run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
