@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from precis.engine.documents.spoken_text import clean_utterance
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
+from precis.engine.summary.evidence import content_words
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
@@ -111,6 +112,23 @@ class FactLedger:
         return [asdict(f) for f in self.facts]
 
 
+# What a task line says besides "someone will look into it later": a development meeting's TODO file held
+# "Industrial Designer: No, we'll look we'll look into that later. Alright?" and "Project Manager: We're g No
+# but we're we'll have to look into that." (the only two of the development documents' 90 such lines that
+# name nothing to be done)
+_VAGUE_TASK_WORDS = {"look", "into", "later", "alright", "sure", "thing", "things", "stuff", "get", "back", "see",
+                     "then", "now", "today", "tomorrow", "next", "time", "need", "going", "gonna", "will", "have",
+                     "mean", "know", "think", "yeah", "okay", "right", "well"}
+
+
+def names_what(task: str) -> bool:
+    """``task`` (a line ``is_task`` found) says what is to be done: a word of substance besides its
+    speaker's label, contractions and ``_VAGUE_TASK_WORDS``; Japanese is not judged."""
+    said = SPEAKER_PREFIX.sub("", task)
+    return any(ord(c) > 0x3000 for c in said) or any(
+        w not in _VAGUE_TASK_WORDS and "'" not in w for w in content_words(said))
+
+
 def is_task(text: str) -> bool:
     """Whether ``text`` assigns or records a task ("Mika will send the notice by Monday", 宿題)."""
     return bool(_TODO.search(text))
@@ -136,7 +154,7 @@ def extract_facts(text: str) -> list[Fact]:
     for m in _TODO.finditer(text):
         # as a reader wants it: a meeting's "is to to for slides and and how far" without its stutters
         line = clean_utterance(m.group(0)).strip()
-        if 8 <= len(line) <= 400:
+        if 8 <= len(line) <= 400 and names_what(line):
             facts.append(Fact("todo", line))
     return facts
 

@@ -148,3 +148,14 @@ def test_a_meetings_task_reads_without_its_stutters_and_fillers():
     assert len(todos) == 1
     assert "to to" not in todos[0] and "and and" not in todos[0] and todos[0].endswith("gotten.")
     assert "assignment for next week" in todos[0]
+
+
+def test_a_task_that_names_nothing_to_do_is_no_todo():
+    said = ("Industrial Designer: No, we'll look we'll look into that later. Alright?\n"
+            "Project Manager: We're g No but we're we'll have to look into that.\n"
+            "Marketing: I'll look into the battery prices by Friday.\n"
+            "Mika: I will send the notice by Monday.\n"
+            "- [ ] 課題設定は妥当か\n")
+    todos = [f.text for f in extract_facts(said) if f.kind == "todo"]
+    assert todos == ["Marketing: I'll look into the battery prices by Friday.", "Mika: I will send the notice by Monday.",
+                     "- [ ] 課題設定は妥当か"]
