@@ -80,6 +80,8 @@ class RunPlanned:
     resumed_from: int = 0           # finished rounds taken over from a checkpoint
     resumed_parts: int = 0          # of those, rounds that read a part of a document (what `rounds` counts)
     estimated_seconds: float | None = None   # from this machine's measured speeds; None until measured
+    preset: str = ""                # the rules preset the run follows
+    preset_chosen_for: str = ""     # with "auto": what the documents are ("a meeting transcript (...)")
 
 
 @dataclass

@@ -79,7 +79,8 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)
     yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,
                      [c.tokens for d in plan.documents for c in d.chunks], plan.budget.as_dict(), resumed,
-                     min(total, resumed_parts), plan.estimate.seconds if plan.estimate else None)
+                     min(total, resumed_parts), plan.estimate.seconds if plan.estimate else None,
+                     plan.layout.preset.name, plan.layout.preset_reason)
     state.status, state.message = "running", ""
     state.claim()
     state.save()

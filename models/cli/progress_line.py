@@ -39,7 +39,9 @@ class ProgressLine:
         if isinstance(event, RunPlanned):
             estimate = f", about {duration_text(event.estimated_seconds)} at this machine's measured speed" \
                 if event.estimated_seconds else ""
-            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy}){estimate}"
+            chosen_for = f" for {event.preset_chosen_for}" if event.preset_chosen_for else ""
+            preset = f", preset {event.preset}{chosen_for}" if event.preset else ""
+            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy}{preset}){estimate}"
                        + (f", resuming after {event.resumed_from}" if event.resumed_from else ""), final=True)
         elif isinstance(event, (RoundStarted, TokensGenerated)):
             if self.tty:

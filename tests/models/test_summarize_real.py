@@ -174,6 +174,9 @@ def test_a_meeting_left_on_the_automatic_preset_is_summarized_as_minutes(tmp_pat
     assert planned["preset_chosen_for"] == "a meeting transcript (12 turns of 4 speakers)"
     code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys, strategy="notes")
     assert code == 0, err
+    planned = next(e for e in events if e["event"] == "RunPlanned")
+    assert (planned["preset"], planned["preset_chosen_for"]) == \
+        ("meeting-minutes", "a meeting transcript (12 turns of 4 speakers)")
     run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
     assert run["preset"] == "meeting-minutes" and run["outcome"] == "finished"
     summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
