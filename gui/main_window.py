@@ -285,11 +285,11 @@ class MainWindow(QMainWindow):
 
     def _request_plan(self) -> None:
         docs = self.documents.documents()
+        self.rules.show_documents([doc.text for doc in docs])     # what "Automatic" is for them, none too
         if not docs or not self.model_panel.ready:
             self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
                                    "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
             return
-        self.rules.show_documents([doc.text for doc in docs])
         self.plan_view.setText("<i>Planning…</i>")
         self.planner.latest_sequence = self._plan_sequence
         self.planner.submit(PlanJob(self._plan_sequence, self.request(), docs, self.model_panel.model_path))

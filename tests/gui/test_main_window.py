@@ -146,6 +146,11 @@ def test_the_automatic_preset_follows_the_documents_and_keeps_the_persons_rules(
     assert "the kind of most of the 2 documents" in note.text()
     assert window.rules.rules.toPlainText() == "Only the decisions, with who took them."
     assert window.request().rules_text == "Only the decisions, with who took them."
+    items = window.findChild(QListWidget, "documentList")
+    for i in range(items.count()):
+        items.item(i).setSelected(True)
+    window.documents.remove_selected()                      # no documents: the default until some are read
+    qtbot.waitUntil(lambda: note.text() == "Conversation archive until documents are read", timeout=20_000)
     window.rules.set_preset("generic")                      # a preset chosen by hand: no note, its rules
     assert not note.isVisible() and window.rules.rules.toPlainText() == load_preset("generic").rules
 
