@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from precis.engine.documents.token_estimate import estimate_tokens
 from precis.engine.errors import PrecisError
+from precis.engine.prompts.presets import AUTO_PRESET, DEFAULT_PRESET, PresetChoice
 from precis.engine.runs.state import unfinished_runs
 from precis.engine.storage.app_settings import load_settings
 from precis.gui.document_panel import DocumentPanel, read_for_list
@@ -285,7 +286,8 @@ class MainWindow(QMainWindow):
 
     def _request_plan(self) -> None:
         docs = self.documents.documents()
-        self.rules.show_documents([doc.text for doc in docs])     # what "Automatic" is for them, none too
+        if not docs:
+            self.rules.show_choice(PresetChoice(DEFAULT_PRESET, ""))     # "Automatic" until some are read
         if not docs or not self.model_panel.ready:
             self.plan_view.setText("<i>Reading the documents…</i>" if self.documents.reading else
                                    "<i>Drop documents to see the plan: chunk size, rounds, tokens and time.</i>")
@@ -302,6 +304,9 @@ class MainWindow(QMainWindow):
                                          on_server=self.model_panel.server is not None))
         if self.documents.per_file:
             self.documents.set_exact_tokens({d.name: d.tokens for d in message.plan.documents})
+        if self.rules.preset.currentData() == AUTO_PRESET:         # the planner told the documents' kind
+            layout = message.plan.layout
+            self.rules.show_choice(PresetChoice(layout.preset.name, layout.preset_reason))
         self._update_run_button()
 
     def _on_plan_failed(self, message: PlanFailed) -> None:

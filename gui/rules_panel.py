@@ -1,7 +1,8 @@
 """Strategy, preset, the rules text (editable, with reset to the preset), archive date, output language.
 
 "Automatic" (the default preset) is the preset the documents' kind calls for (engine.prompts.presets.preset_for):
-the panel shows which and why as soon as documents are read, and its rules in the editor."""
+the planner thread tells it with each plan (the documents are read once there, not on the GUI thread at every
+slider move), and the panel shows which and why, and its rules in the editor."""
 from __future__ import annotations
 
 from PySide6.QtCore import QDate, Signal
@@ -25,7 +26,6 @@ from precis.engine.prompts.presets import (
     PresetChoice,
     list_presets,
     load_preset,
-    preset_for,
 )
 from precis.engine.summary.strategies import STRATEGIES
 
@@ -98,15 +98,18 @@ class RulesPanel(QWidget):
         self.rules.setPlainText(load_preset(self.preset_name).rules)
         self._show_auto_note()
 
-    def show_documents(self, texts: list[str]) -> None:
-        """What "Automatic" is for these documents; the editor shows its rules unless the person edited them."""
-        choice = preset_for(texts)
+    def show_choice(self, choice: PresetChoice) -> None:
+        """What "Automatic" is for the documents (the planner's choice, made off the GUI thread); the editor
+        shows its rules unless the person edited them, without asking for a new plan: the plan that made
+        the choice followed those rules already."""
         if choice == self._auto:
             return
         edited = self.rules_overridden
         self._auto = choice
         if self.preset.currentData() == AUTO_PRESET and not edited:
+            self.rules.blockSignals(True)
             self.rules.setPlainText(load_preset(choice.name).rules)
+            self.rules.blockSignals(False)
         self._show_auto_note()
 
     def _show_auto_note(self) -> None:
