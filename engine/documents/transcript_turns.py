@@ -85,6 +85,10 @@ class ProseSpans:
         i = bisect.bisect_right(self._starts, start) - 1
         return i >= 0 and self.spans[i][0] <= start and end <= self.spans[i][1]
 
+    def text_within(self, text: str, start: int, end: int) -> str:
+        """The people's words of ``text[start:end]``, one piece per span, joined by line breaks."""
+        return "\n".join(text[max(s, start):min(e, end)] for s, e in self.spans if s < end and e > start)
+
     def shifted(self, offset: int) -> ProseSpans:
         """The same spans in a part that starts at ``offset`` of the text they were found in."""
         return ProseSpans([(s - offset, e - offset) for s, e in self.spans])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from precis.engine.documents.transcript_turns import prose_spans
 from precis.engine.events import COLLAPSE_FLAGS, RoundRecord
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.prompts.layout import PromptRenderer
@@ -144,9 +145,15 @@ def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
     ledgers = {}
     for doc in plan.documents:
         ledger = FactLedger()
+        # In a chat transcript, only what its people wrote: a day with an assistant's TODO file held the
+        # checklists of the slash commands' prompts ("- [ ] #1 <action verb + description>"), a test plan a
+        # tool printed and the JSON of five tool calls editing tasks/todo.md
+        prose = prose_spans(doc.text)
         for c in doc.chunks:
             if doc.name in whole or (doc.name, c.index) in read:
-                ledger.add_chunk(doc.text[c.sent_start_char:c.end_char], c.index)
+                text = prose.text_within(doc.text, c.sent_start_char, c.end_char) if prose \
+                    else doc.text[c.sent_start_char:c.end_char]
+                ledger.add_chunk(text, c.index)
         ledgers[doc.name] = ledger
     return ledgers
 

@@ -129,9 +129,23 @@ def names_what(task: str) -> bool:
         w not in _VAGUE_TASK_WORDS and "'" not in w for w in content_words(said))
 
 
+# What a speaker will do in the talk itself is its agenda, no task: an earnings call's TODO file held
+# "Regarding today's program, we will first review our fourth quarter ...", "Today we will provide an update
+# on ..." and "In a moment, we'll share ...", a design meeting's "at the end we will evaluate ourself as a
+# team"; and a debt that falls due is no deadline ("the remaining $183 million of our senior notes due in
+# December 2022").
+_THIS_TALK = re.compile(
+    r"\b(?:today(?:'s (?:program|call|agenda|meeting|presentation))?,? (?:we|I)\b"
+    r"|(?:we|I)(?:'ll| will| are going to| am going to) first\b"
+    r"|\bin (?:just )?a (?:moment|minute|few minutes)\b"
+    r"|\bat the end,? (?:we|I)\b"
+    r"|\b(?:on|in|during) (?:this|today's) (?:call|program|presentation)\b)", re.I)
+_DEBT_DUE = re.compile(r"\b(?:notes|bonds|debentures|debt|loans?|maturities)\s+(?:\w+\s+)?due\b", re.I)
+
+
 def is_task(text: str) -> bool:
     """Whether ``text`` assigns or records a task ("Mika will send the notice by Monday", 宿題)."""
-    return bool(_TODO.search(text))
+    return bool(_TODO.search(text)) and not _THIS_TALK.search(text) and bool(_TODO.search(_DEBT_DUE.sub("", text)))
 
 
 def extract_facts(text: str) -> list[Fact]:
@@ -154,7 +168,7 @@ def extract_facts(text: str) -> list[Fact]:
     for m in _TODO.finditer(text):
         # as a reader wants it: a meeting's "is to to for slides and and how far" without its stutters
         line = clean_utterance(m.group(0)).strip()
-        if 8 <= len(line) <= 400 and names_what(line):
+        if 8 <= len(line) <= 400 and names_what(line) and is_task(line):
             facts.append(Fact("todo", line))
     return facts
 

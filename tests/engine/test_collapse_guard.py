@@ -159,3 +159,16 @@ def test_a_task_that_names_nothing_to_do_is_no_todo():
     todos = [f.text for f in extract_facts(said) if f.kind == "todo"]
     assert todos == ["Marketing: I'll look into the battery prices by Friday.", "Mika: I will send the notice by Monday.",
                      "- [ ] 課題設定は妥当か"]
+
+
+def test_what_a_speaker_will_do_in_the_talk_itself_is_no_task():
+    said = ("Regarding today's program, we will first review our fourth quarter and full year results.\n"
+            "Today we will provide an update on how we are executing on our strategy.\n"
+            "In a moment, we'll share the ways we'll continue to evolve our industry mix.\n"
+            "Project Manager: and at the end we will evaluate ourself as a team.\n"
+            "We fully redeemed the remaining $183 million of our senior notes due in December 2022.\n"
+            "Marketing: I'll send the survey results today by five.\n"
+            "Mika: The report is due Monday.\n")
+    todos = [f.text for f in extract_facts(said) if f.kind == "todo"]
+    assert todos == ["Marketing: I'll send the survey results today by five.", "Mika: The report is due Monday."]
+    assert not is_task("Today we will provide an update on our COVID-19 testing business.")

@@ -921,3 +921,22 @@ def test_compact_notes_leaves_notes_a_little_over_the_length_as_they_are():
         raise AssertionError("compact_notes started a merge round")
     except StopIteration as done:
         assert done.value == bullets
+
+
+def test_a_chat_days_todo_file_holds_the_tasks_its_people_wrote_not_its_tools_or_command_prompts():
+    day = "\n".join([
+        "[user] <command-message>kitchen:prep</command-message>\n<command-name>/kitchen:prep</command-name>\n",
+        "[user] # Prep Command\n\nDecompose the plan into tasks.\n\n- [ ] #1 <action verb + description>\n"
+        "- [ ] Would a staff engineer approve this decomposition?\n",
+        "[assistant] The plan is approved. Mika will send the release notice by Monday.\n",
+        '[tool_call] Edit: {"file_path": "tasks/todo.md", "old_string": "- [ ] #1 Add the cache store"}\n',
+        "[tool_result] - [ ] `go test ./internal/cache/` must pass by Friday\n",
+        "[user] Thanks. I will review the pull request by Friday.\n",
+        "[assistant] Understood.\n"])
+    rt = FakeRuntime()
+    plan = make_plan(rt, day)
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    todos = [t.text for t in _report(rt, plan, state).todos]
+    assert todos == ["The plan is approved. Mika will send the release notice by Monday.",
+                     "Thanks. I will review the pull request by Friday."]

@@ -84,3 +84,14 @@ def test_a_text_that_is_no_chat_transcript_has_no_turns():
     assert prose_spans(quoted) is None
     git_output = "[main 3f2a1b0] fix the cache\n" * 5                           # git's own brackets
     assert turns(git_output) == []
+
+
+def test_the_people_s_words_of_a_stretch_of_a_transcript():
+    spans = prose_spans(SESSION)
+    start = SESSION.index("[tool_call] Bash")
+    end = SESSION.index("[user] # Cook Command")
+    said = spans.text_within(SESSION, start, end)
+    assert said.splitlines()[0] == "調査の結果、TTL は 24 時間にして、キャッシュキーには SHA-256 を使うことにしました。"
+    assert "専用のワークツリーで作業してください。" in said
+    for machine in ("git status", "working tree clean", "sha256.Sum256", "Launching skill", "キャッシュ機能のスペック"):
+        assert machine not in said
