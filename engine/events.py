@@ -62,6 +62,8 @@ class RoundRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+# RunPlanned.preset of per-file summaries that follow presets of their own (documents of different kinds)
+BY_FILE = "by file"
 ROUND_TEXT_KEYS = ("summary", "summary_in", "reply")
 
 
@@ -80,8 +82,9 @@ class RunPlanned:
     resumed_from: int = 0           # finished rounds taken over from a checkpoint
     resumed_parts: int = 0          # of those, rounds that read a part of a document (what `rounds` counts)
     estimated_seconds: float | None = None   # from this machine's measured speeds; None until measured
-    preset: str = ""                # the rules preset the run follows
-    preset_chosen_for: str = ""     # with "auto": what the documents are ("a meeting transcript (...)")
+    preset: str = ""                # the rules preset the run follows, or BY_FILE
+    preset_chosen_for: str = ""     # with "auto": what the documents are ("a meeting transcript (...)"), or
+    #                                 with BY_FILE each file's preset and kind ("a.txt meeting-minutes for ...")
 
 
 @dataclass

@@ -306,7 +306,8 @@ class MainWindow(QMainWindow):
             self.documents.set_exact_tokens({d.name: d.tokens for d in message.plan.documents})
         if self.rules.preset.currentData() == AUTO_PRESET:         # the planner told the documents' kind
             layout = message.plan.layout
-            self.rules.show_choice(PresetChoice(layout.preset.name, layout.preset_reason))
+            self.rules.show_choice(PresetChoice(layout.preset.name, layout.preset_reason, tuple(
+                (name, own.preset.name) for name, own in message.plan.document_layouts.items())))
         self._update_run_button()
 
     def _on_plan_failed(self, message: PlanFailed) -> None:

@@ -115,8 +115,13 @@ class RulesPanel(QWidget):
     def _show_auto_note(self) -> None:
         auto = self.preset.currentData() == AUTO_PRESET
         title = load_preset(self._auto.name).title
-        self.auto_note.setText(f"{title}, for {self._auto.reason}" if self._auto.reason else
-                               f"{title} until documents are read")
+        if self._auto.by_file:      # per-file summaries of documents of different kinds
+            shown = [f"{name} {load_preset(preset).title.lower()}" for name, preset in self._auto.by_file[:4]]
+            more = len(self._auto.by_file) - len(shown)
+            self.auto_note.setText("By file: " + ", ".join(shown) + (f" and {more} more" if more else ""))
+        else:
+            self.auto_note.setText(f"{title}, for {self._auto.reason}" if self._auto.reason else
+                                   f"{title} until documents are read")
         self.auto_note.setVisible(auto)
 
     def set_preset(self, name: str, rules: str = "") -> None:

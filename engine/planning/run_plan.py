@@ -59,6 +59,20 @@ class RunPlan:
     estimate: Estimate | None = None
     assumptions: dict = field(default_factory=lambda: {
         "summary_growth_per_chunk": SUMMARY_GROWTH_PER_CHUNK, "compaction_threshold": COMPACTION_THRESHOLD})
+    # Per-file summaries of documents of different kinds under the automatic preset: each document's own
+    # rules (empty: every document follows ``layout``)
+    document_layouts: dict[str, RoundLayout] = field(default_factory=dict)
+
+    def layout_for(self, document: str) -> RoundLayout:
+        return self.document_layouts.get(document, self.layout)
+
+    @property
+    def preset_text(self) -> str:
+        """The preset the run follows and what it was chosen for, or each file's."""
+        if self.document_layouts:
+            return "by file: " + "; ".join(f"{name} {layout.preset.name}"
+                                           for name, layout in self.document_layouts.items())
+        return self.layout.preset.name + (f", for {self.layout.preset_reason}" if self.layout.preset_reason else "")
 
     @property
     def rounds(self) -> int:
@@ -88,6 +102,9 @@ class RunPlan:
                "budget": self.budget.as_dict(), "rounds": self.rounds, "chunks": chunks,
                "preset": self.layout.preset.name, "preset_chosen_for": self.layout.preset_reason,
                "date": self.layout.date}
+        if self.document_layouts:
+            out["presets_by_document"] = {name: {"preset": layout.preset.name, "chosen_for": layout.preset_reason}
+                                          for name, layout in self.document_layouts.items()}
         if self.estimate is not None:
             e = self.estimate
             out["estimate"] = {"prompt_tokens": e.prompt_tokens, "evaluated_tokens": e.evaluated_tokens,
@@ -107,12 +124,21 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
                speeds: Speeds | None = None, progress=None, strategy: str = "rolling",
-               summary_words: int | None = None, **overrides) -> RunPlan:
+               summary_words: int | None = None, document_layouts: dict[str, RoundLayout] | None = None,
+               **overrides) -> RunPlan:
     """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
-    ``progress(done_chars, total_chars)`` follows the chunking of long documents."""
-    budget = make_budget(tokenizer, layout, n_ctx, **overrides)
+    ``progress(done_chars, total_chars)`` follows the chunking of long documents. With ``document_layouts``
+    (documents that follow rules of their own) the budget is the one of the longest rules: every
+    document's rounds fit."""
+    document_layouts = document_layouts or {}
+    widest = layout
+    if document_layouts:
+        renderer = PromptRenderer(tokenizer)
+        widest = max([layout, *document_layouts.values()], key=renderer.static_prompt_tokens)
+    budget = make_budget(tokenizer, widest, n_ctx, **overrides)
     documents = plan_documents(tokenizer, texts, budget, progress)
-    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy, summary_words))
+    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy, summary_words),
+                   document_layouts=document_layouts)
 
 
 def duration_text(seconds: float) -> str:

@@ -94,6 +94,7 @@ def _layer(data: dict) -> NoteLayer:
 class PresetChoice:
     name: str
     reason: str          # what the documents are, for the person: "a meeting transcript (661 turns of 4 speakers)"
+    by_file: tuple[tuple[str, str], ...] = ()   # (document, preset) when per-file summaries follow their own
 
 
 def preset_for(texts: list[str]) -> PresetChoice:

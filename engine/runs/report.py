@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from precis.engine.documents.transcript_turns import prose_spans
-from precis.engine.events import COLLAPSE_FLAGS, RoundRecord
+from precis.engine.events import BY_FILE, COLLAPSE_FLAGS, RoundRecord
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.prompts.layout import PromptRenderer
 from precis.engine.runs.state import RunState
@@ -47,7 +47,8 @@ class RunReport:
     date: str
     language: str | None
     budget: dict
-    documents: list[dict]         # name, chars, tokens, said_tokens (what the summary's length follows), planned_rounds
+    documents: list[dict]         # name, chars, tokens, said_tokens (what the summary's length follows),
+    #                               planned_rounds, preset
     rounds: list[RoundRecord]
     static_prompt_tokens: int
     facts: dict[str, FactCounts] = field(default_factory=dict)
@@ -171,10 +172,11 @@ def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger],
                                  [f for f in ledger.as_list() if f["kind"] != "todo"])
     return RunReport(
         run_id=state.run_id, outcome=state.status, message=state.message, model=state.model_path,
-        settings=state.settings, strategy=state.strategy, preset=state.layout["preset"], date=state.layout["date"],
+        settings=state.settings, strategy=state.strategy,
+        preset=BY_FILE if state.layout.get("by_document") else state.layout["preset"], date=state.layout["date"],
         language=state.layout["language"], budget=state.budget,
         documents=[{"name": d.name, "chars": d.chars, "tokens": d.tokens, "said_tokens": d.said_tokens,
-                    "planned_rounds": len(d.chunks)}
+                    "planned_rounds": len(d.chunks), "preset": plan.layout_for(d.name).preset.name}
                    for d in plan.documents],
         rounds=list(state.rounds), static_prompt_tokens=static_tokens, facts=facts,
         todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()],

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from precis.engine.errors import Cancelled, PrecisError
-from precis.engine.events import RunFinished, RunPlanned
+from precis.engine.events import BY_FILE, RunFinished, RunPlanned
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.runs.state import RunState, model_fingerprint, new_run_id, plan_hash, text_hash
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
@@ -36,9 +36,12 @@ class RunOptions:
 def plan_identity(plan: RunPlan, strategy: str) -> dict:
     """What a resumed run must share with the original: budget, prompt, documents, chunks, strategy."""
     layout = plan.layout
-    return {"strategy": strategy, "budget": plan.budget.as_dict(),
-            "layout": {"preset": layout.preset.name, "rules": layout.preset.rules, "system": layout.preset.system,
-                       "date": layout.date, "language": layout.language},
+    described = {"preset": layout.preset.name, "rules": layout.preset.rules, "system": layout.preset.system,
+                 "date": layout.date, "language": layout.language}
+    if plan.document_layouts:
+        described["by_document"] = {name: {"preset": d.preset.name, "rules": d.preset.rules}
+                                    for name, d in plan.document_layouts.items()}
+    return {"strategy": strategy, "budget": plan.budget.as_dict(), "layout": described,
             "documents": [{"name": d.name, "text_sha256": text_hash(d.text),
                            "chunks": [[c.start_char, c.end_char, c.sent_start_char] for c in d.chunks]}
                           for d in plan.documents]}
@@ -71,22 +74,24 @@ def planned_rounds(plan: RunPlan, strategy: str, summary_words: int | None = Non
 def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, cancel: CancelToken | None = None):
     """Generator of events for the whole run (resuming after the rounds ``state`` already holds)."""
     cancel = cancel or CancelToken()
-    skip_noise = plan.layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
     ctx = RunContext(runtime, plan.layout, plan.budget, state, cancel, options.guard, options.sampling,
-                     skip_noise, options.max_rounds, options.summary_words, options.parallel_calls)
+                     _skip_noise(plan.layout, options), options.max_rounds, options.summary_words,
+                     options.parallel_calls)
     total = planned_rounds(plan, options.strategy, options.summary_words)
     resumed = len(state.rounds)
     resumed_parts = sum(r.kind not in ("compaction",) for r in state.rounds)
     yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,
                      [c.tokens for d in plan.documents for c in d.chunks], plan.budget.as_dict(), resumed,
                      min(total, resumed_parts), plan.estimate.seconds if plan.estimate else None,
-                     plan.layout.preset.name, plan.layout.preset_reason)
+                     *_preset_said(plan))
     state.status, state.message = "running", ""
     state.claim()
     state.save()
     runner = strategy_named(options.strategy).run
     try:
         for doc in plan.documents:
+            ctx.layout = plan.layout_for(doc.name)
+            ctx.skip_noise = _skip_noise(ctx.layout, options)
             yield from runner(ctx, doc, total)
     except Cancelled as exc:
         state.status, state.message = "cancelled", str(exc)
@@ -106,6 +111,18 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     state.status = "finished"
     state.save()
     yield RunFinished("finished", dict(state.summaries), "", str(state.directory))
+
+
+def _skip_noise(layout, options: RunOptions) -> bool:
+    return layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
+
+
+def _preset_said(plan: RunPlan) -> tuple[str, str]:
+    """The preset and what it was chosen for, as RunPlanned tells them; documents of their own rules by file."""
+    if plan.document_layouts:
+        return BY_FILE, "; ".join(f"{name} {layout.preset.name} for {layout.preset_reason}"
+                                  for name, layout in plan.document_layouts.items())
+    return plan.layout.preset.name, plan.layout.preset_reason
 
 
 def _kept_message(state: RunState, exc: Exception) -> str:

@@ -4,6 +4,7 @@ What it counts comes from precis.models.session.progress, which the window's sta
 from __future__ import annotations
 
 from precis.engine.events import (
+    BY_FILE,
     CollapseDetected,
     CompactionDone,
     NoiseSkipped,
@@ -41,6 +42,8 @@ class ProgressLine:
                 if event.estimated_seconds else ""
             chosen_for = f" for {event.preset_chosen_for}" if event.preset_chosen_for else ""
             preset = f", preset {event.preset}{chosen_for}" if event.preset else ""
+            if event.preset == BY_FILE:
+                preset = f", presets by file: {event.preset_chosen_for}"
             self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy}{preset}){estimate}"
                        + (f", resuming after {event.resumed_from}" if event.resumed_from else ""), final=True)
         elif isinstance(event, (RoundStarted, TokensGenerated)):

@@ -30,11 +30,6 @@ def server_lines(described: dict, n_ctx_note: str) -> list[PlanLine]:
     return lines
 
 
-def _chosen_for(reason: str) -> str:
-    """What the "auto" preset was chosen for, after the preset's name."""
-    return f", for {reason}" if reason else ""
-
-
 def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document: bool = True,
                on_server: bool = False) -> list[PlanLine]:
     b = plan.budget
@@ -43,7 +38,7 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
     lines = [PlanLine(f"{plan.document_chars:,} characters, {plan.document_tokens:,} tokens → {plan.rounds} round"
                       f"{'s' if plan.rounds != 1 else ''} ({n_summaries} summar{'ies' if n_summaries != 1 else 'y'}, "
                       f"chunks {min(sizes, default=0):,}–{max(sizes, default=0):,} tokens, preset "
-                      f"{plan.layout.preset.name}{_chosen_for(plan.layout.preset_reason)})", "headline"),
+                      f"{plan.preset_text})", "headline"),
              PlanLine(f"Each round (context {b.n_ctx:,}): prompt {b.static_prompt_tokens:,} + summary in "
                       f"{b.summary_in_cap:,} + chunk {b.chunk_budget:,} + summary out {b.summary_out_cap:,} + margin "
                       f"{b.margin:,} tokens"

@@ -33,8 +33,24 @@ def layout_of(request: RunRequest, documents: list[Document] = ()) -> RoundLayou
     if name == AUTO_PRESET:
         choice = preset_for([doc.text for doc in documents])
         name, reason = choice.name, choice.reason
-    layout = RoundLayout(load_preset(name), request.archive_date, request.language or None, reason)
+    return _layout(request, name, reason)
+
+
+def _layout(request: RunRequest, preset: str, reason: str) -> RoundLayout:
+    layout = RoundLayout(load_preset(preset), request.archive_date, request.language or None, reason)
     return layout.with_rules(request.rules_text) if request.rules_text.strip() else layout
+
+
+def document_layouts_of(request: RunRequest, documents: list[Document]) -> dict[str, RoundLayout]:
+    """With the "auto" preset and a summary per file, documents of different kinds (a night's folder of a
+    day with an assistant, a meeting and a git log) each follow the preset their own kind calls for;
+    empty when they share one (``layout_of``'s)."""
+    if request.preset != AUTO_PRESET or not request.per_file or len(documents) < 2:
+        return {}
+    choices = {doc.name: preset_for([doc.text]) for doc in documents}
+    if len({choice.name for choice in choices.values()}) < 2:
+        return {}
+    return {name: _layout(request, choice.name, choice.reason) for name, choice in choices.items()}
 
 
 def read_documents(paths) -> LoadedDocuments:
@@ -124,7 +140,7 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
         overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
     return build_plan(tokenizer, layout_of(request, documents), request.n_ctx,
                       summary_texts(documents, request.per_file), speeds, progress, strategy_of(request, model_path),
-                      request.summary_words, **overrides)
+                      request.summary_words, document_layouts_of(request, documents), **overrides)
 
 
 def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path, progress=None) -> RunPlan:

@@ -146,6 +146,11 @@ def test_the_automatic_preset_follows_the_documents_and_keeps_the_persons_rules(
     assert "the kind of most of the 2 documents" in note.text()
     assert window.rules.rules.toPlainText() == "Only the decisions, with who took them."
     assert window.request().rules_text == "Only the decisions, with who took them."
+    window.documents.mode.setCurrentIndex(1)                 # a summary per file: each follows its own kind
+    qtbot.waitUntil(lambda: window.plan is not None and len(window.plan.document_layouts) == 2, timeout=20_000)
+    assert note.text() == "By file: meeting.txt meeting minutes, day.txt conversation archive"
+    assert "preset by file: meeting.txt meeting-minutes; day.txt conversation-archive" in window.plan_view.text()
+    window.documents.mode.setCurrentIndex(0)
     items = window.findChild(QListWidget, "documentList")
     for i in range(items.count()):
         items.item(i).setSelected(True)

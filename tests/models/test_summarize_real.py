@@ -19,6 +19,7 @@ from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.summary.scaffold import scaffold_lines
 from precis.models.cli.main import main
 from tests.conftest import CORPUS_DIR, REPO_ROOT
+from tests.engine.test_document_kind import GIT_LOG_TEXT
 from tests.summary_fixtures import meeting_transcript
 
 pytestmark = pytest.mark.real_model
@@ -183,6 +184,31 @@ def test_a_meeting_left_on_the_automatic_preset_is_summarized_as_minutes(tmp_pat
     assert not re.search(r"^### (?:Done|Decisions and judgements|Reusable patterns)$", summary_md, re.M)
     for n in run["evidence"]["meeting.txt"]["notes"]:            # every quote is the meeting's own text
         assert text[n["start_char"]:n["end_char"]] == n["quote"]
+
+
+def test_a_folder_of_a_meeting_and_a_git_log_summarized_per_file_follows_each_ones_kind(tmp_path, capsys):
+    """--per-file on the automatic preset: the meeting's summary is minutes, the git log's a project log,
+    and the plan, the run's first line and run.json say which file followed which."""
+    folder = tmp_path / "night"
+    folder.mkdir()
+    (folder / "meeting.txt").write_text(meeting_transcript(), encoding="utf-8")
+    (folder / "log.txt").write_text(GIT_LOG_TEXT, encoding="utf-8")
+    assert main(["plan", str(folder), "--per-file", "--n-ctx", "2048"]) == 0
+    assert "preset by file: log.txt project-log; meeting.txt meeting-minutes" in capsys.readouterr().out
+    code, events, err = _summarize([str(folder), "--per-file", "--out", str(tmp_path / "out")], capsys,
+                                   strategy="notes")
+    assert code == 0, err
+    planned = next(e for e in events if e["event"] == "RunPlanned")
+    assert planned["preset"] == "by file"
+    assert planned["preset_chosen_for"] == ("log.txt project-log for a git log of 4 commits; meeting.txt "
+                                            "meeting-minutes for a meeting transcript (12 turns of 4 speakers)")
+    run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
+    assert run["outcome"] == "finished" and run["preset"] == "by file"
+    assert {d["name"]: d["preset"] for d in run["documents"]} == \
+        {"log.txt": "project-log", "meeting.txt": "meeting-minutes"}
+    summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    meeting_part = summary_md.split("## meeting.txt", 1)[1]
+    assert not re.search(r"^#### (?:Done|Decisions and judgements|Reusable patterns)$", meeting_part, re.M)
 
 
 def test_sigterm_stops_like_ctrl_c_and_writes_the_partial_files(tmp_path, sample_document, precis_home):
