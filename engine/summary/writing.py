@@ -141,10 +141,10 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     match = next((m for m in map(_HEADING.match, text.splitlines()) if m), None)
     if match is None:
         return "", ["no_heading"] + (["scaffold"] if scaffold else [])
-    heading = first_sentence(match.group(1)).strip(" #*:.")     # "... Analysis. This topic," runs on
+    heading = first_sentence(match.group(1)).strip(" #*:.。")     # "... Analysis. This topic," runs on
     if len(match.group(1)) >= HEADING_CHARS[1] and " " in heading:
         heading = heading.rsplit(" ", 1)[0].rstrip(" ,;:-")    # cut by the grammar's bound: "... Industrial Envi"
-    if heading != match.group(1).strip(" #*:."):
+    if heading != match.group(1).strip(" #*:.。"):
         heading = " ".join(_without_dangling(heading.split())).rstrip(" ,;:-")     # cut: never on "and", "vs"
     heading = shorter_heading(heading)
     source = " ".join(n.point + " " + n.quote for n in notes)

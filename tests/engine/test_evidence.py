@@ -22,6 +22,7 @@ from precis.engine.summary.evidence import (
     plainly_said,
     point_supported,
     proposal_invented,
+    qualifier_dropped,
     question_dropped,
     spelled_numbers,
 )
@@ -131,6 +132,20 @@ def test_a_rewording_may_not_turn_its_sentences_condition_around():
     assert not condition_swapped("Marketing states it's quite good for searching if you like searching a lot", good)
     assert not condition_swapped("If he cooperates, Ching will answer questions",
                                  "If you'll cooperate, I'll tell Ching to answer your questions.")
+
+
+def test_a_rewording_may_not_give_a_parenthesised_earlier_or_planned_value_as_the_sentences_own():
+    sentence = "**Hypothesis 1**: キャッシュヒット時 <100ms (現状 1-3 秒)"
+    assert point_supported("キャッシュヒット時 1-3 秒の遅延", sentence)           # every word is the sentence's
+    assert qualifier_dropped("キャッシュヒット時 1-3 秒の遅延", sentence)
+    assert not qualifier_dropped("キャッシュヒット時は 100ms 未満、現状は 1-3 秒", sentence)
+    assert not qualifier_dropped("キャッシュヒット時 <100ms を目指す", sentence)
+    revenue = "Revenue was $4.2 million (last year $3.1 million)."
+    assert qualifier_dropped("Revenue was $3.1 million", revenue)
+    assert not qualifier_dropped("Revenue was $4.2 million, up from $3.1 million last year", revenue)
+    # a parenthesis that only adds detail: nothing to leave out
+    assert not qualifier_dropped("The tax loss was $4 billion", "We incurred a tax loss (approximately $4 billion).")
+    assert not qualifier_dropped("The store has 6 tests", "`store_test.go` (6 tests, SHA-256 keys)")
 
 
 def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
@@ -367,6 +382,7 @@ def test_japanese_asked_for_and_chinese_written_is_the_wrong_language():
     note = Note(1, "赤い帽子の車掌が切符を拝見", notes, "d", 0, 0, len(notes))
     assert "wrong_language" in heading_problems("## 车掌的红帽子と捕食行为\n", [note], "Japanese")[1]
     assert "wrong_language" not in heading_problems("## 車掌の赤い帽子と切符\n", [note], "Japanese")[1]
+    assert heading_problems("## 車掌が切符を拝見しました。\n", [note], "Japanese")[0] == "車掌が切符を拝見しました"
     # simplified forms Japanese writes too, and a rare kanji the source itself holds, are Japanese
     assert not wrong_language("次のステップは厨房の準備を実装計画に分解", "厨房の準備", "Japanese")
     assert not wrong_language("鹺の漁を手伝う", "鹺の漁を手伝うことにした。", "Japanese")

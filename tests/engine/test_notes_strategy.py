@@ -251,6 +251,24 @@ def test_a_conditional_sentence_reworded_as_a_proposal_is_refused_not_said_plain
     assert "rsync for backup if it fails" not in state.summaries["day.txt"]
 
 
+def test_a_rewording_that_gives_a_parenthesised_earlier_value_as_the_sentences_own_is_refused():
+    hosts = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
+    text = "\n\n".join(f"[10:{i:02d}] Orin: The cache hit on host {host} answers in under 100 ms (today 1-3 s) "
+                       f"for the registry lookups of {host}." for i, host in enumerate(hosts)) + "\n"
+
+    def slow_hits(call):          # "today" left out: the hit itself would take seconds
+        if call.kind == "reword" and not call.retry:
+            return re.sub(r"^(\[\d+\]) .*?host (\w+).*$", r"\1 The cache hit on host \2 takes 1-3 s for registry lookups",
+                          call.content, flags=re.M)
+        return diligent(call)
+    rt = FakeRuntime(script=slow_hits)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    assert state.notes["day.txt"] and "takes" not in state.summaries["day.txt"]
+
+
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
