@@ -134,6 +134,21 @@ def test_a_rewording_may_not_turn_its_sentences_condition_around():
                                  "If you'll cooperate, I'll tell Ching to answer your questions.")
 
 
+def test_a_japanese_rewording_may_not_say_proposes_or_should_of_what_its_sentence_states():
+    # the 1.5B model's rewordings of a development assembly's minutes and a day with an assistant
+    stated = "都民の安全を顧みず、羽田新飛行ルートを推進している国の責任は重大です。"
+    assert point_supported("羽田新飛行ルートの推進は国が安全を顧みずにすべきです。", stated)
+    assert proposal_invented("羽田新飛行ルートの推進は国が安全を顧みずにすべきです。", stated)
+    assert not proposal_invented("国は都民の安全を顧みず羽田新飛行ルートを推進している", stated)
+    decided = "**レビュー指摘の反映**: 衝突リスクがあるため、実装では SHA-256 ハッシュを使用します。"
+    assert proposal_invented("レビュー指摘の反映は SHA-256 ハッシュを使用する設計を提案", decided)
+    assert not proposal_invented("実装では SHA-256 ハッシュを使用", decided)
+    # a sentence that proposes, asks or needs may be noted as a proposal
+    for proposing in ("キャッシュには SHA-256 ハッシュを使う方が安全です。", "SHA-256 ハッシュを使いませんか？",
+                      "キャッシュキーは SHA-256 ハッシュにする必要があります。"):
+        assert not proposal_invented("SHA-256 ハッシュの使用を提案", proposing), proposing
+
+
 def test_a_rewording_may_not_give_a_parenthesised_earlier_or_planned_value_as_the_sentences_own():
     sentence = "**Hypothesis 1**: キャッシュヒット時 <100ms (現状 1-3 秒)"
     assert point_supported("キャッシュヒット時 1-3 秒の遅延", sentence)           # every word is the sentence's
