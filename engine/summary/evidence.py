@@ -343,6 +343,24 @@ def plainly_said(point: str) -> str:
     return point[:m.start()] + plain + point[m.end():]
 
 
+# A reason the sentence does not give: the bundled SmolLM2 noted "User Interface proposes putting the LCD
+# next to the wheel because it's a new design" of "User Interface: Then I'd put the LCD next to the wheel."
+# (a test meeting), two words of its own within what the word-support check allows. A note may give a cause
+# when its sentence has some word of one; of the 26 of 1,081 kept rewordings by the 1.5B model that say
+# "because", "due to" or the like, every one stands on such a sentence ("just out of boredom", "is to do with
+# COVID-19", "in response to the elevated inflationary environment").
+_REASON_GIVEN = re.compile(r"\b(?:because|due to|owing to|as a result|therefore|thus|hence|so that|in order to)\b",
+                           re.I)
+_REASON_WORD = re.compile(r"\b(?:because|cause[sd]?|cuz|cos|since|as|due|owing|result\w*|therefore|thus|hence|so|"
+                          r"reasons?|why|for|given|means?|lead|leads|led|makes?|made|order|out of|to do with|"
+                          r"response|respond\w*|thanks|driven|drives?|from|after)\b|'cause", re.I)
+
+
+def reason_invented(point: str, source: str) -> bool:
+    """``point`` (English) gives a reason ("because", "due to", ...) where ``source`` has no word of a cause."""
+    return bool(_REASON_GIVEN.search(point)) and not _REASON_WORD.search(source)
+
+
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
 # "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
 # screenshot), every word its sentence's. Of the 9 rewordings at hand with a condition in both, it is the

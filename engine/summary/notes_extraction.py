@@ -43,6 +43,7 @@ from precis.engine.summary.evidence import (
     proposal_invented,
     qualifier_dropped,
     question_dropped,
+    reason_invented,
 )
 from precis.engine.summary.language import wrong_language
 from precis.engine.summary.salience import (
@@ -151,7 +152,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
             and not negation_invented(point, sentence) and not negation_dropped(point, sentence) \
             and not condition_swapped(point, sentence) and not hedge_dropped(point, sentence) \
             and not question_dropped(point, sentence) and not proposal_invented(point, sentence) \
-            and not qualifier_dropped(point, sentence) \
+            and not qualifier_dropped(point, sentence) and not reason_invented(point, sentence) \
             and not invented_names(point, part, sentence) and not reporters_dropped(point, sentence) \
             and not completes_broken_off(point, kept[i].quote, sentence) \
             and not wrong_language(point, sentence, layout.language) \

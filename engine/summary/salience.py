@@ -81,6 +81,9 @@ def units_of(text: str) -> frozenset[str]:
     return frozenset(set(_JAPANESE_WORD.findall(text)) | latin | numbers)
 
 
+_LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
+
+
 @dataclass(frozen=True)
 class Sentence:
     start: int                   # offset in the text it was found in
@@ -108,9 +111,13 @@ class Sentence:
         return f"{self.speaker}: {body}" if self.speaker else body
 
     def said(self) -> str:
-        """As a reader wants it on one line, when no rewording of it passed: fillers out, who said each
-        turn of an exchange kept."""
-        return TURN_JOINER.join(self.turns) if self.turns else clean_utterance(self.body())
+        """As a reader wants it on one line, when no rewording of it passed: fillers out, who said it kept
+        (a meeting's note "Then I'd put the LCD next to the wheel." said nothing of whose idea it was)."""
+        if self.turns:
+            return TURN_JOINER.join(self.turns)
+        body = clean_utterance(self.body())
+        speaker = _LINE_TIME.sub("", self.speaker)          # "[09:07] Orin": the name, not the time
+        return f"{speaker}: {body}" if speaker and body else body
 
 
 def without_label(sentence: str, opens_line: bool) -> str:
@@ -244,7 +251,7 @@ def exchanges(text: str, short_turns: list[Sentence]) -> list[Sentence]:
         said.clear()
 
     for turn in short_turns:
-        shown = f"{turn.speaker}: {turn.said()}"
+        shown = turn.said()                      # "Marketing: That's expensive."
         if group:
             gap = turn.start - (group[-1].start + len(group[-1].text))
             if gap > EXCHANGE_MAX_GAP_CHARS or len(TURN_JOINER.join(said + [shown])) > EXCHANGE_MAX_CHARS:

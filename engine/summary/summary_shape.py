@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX
 from precis.engine.prompts.presets import Preset
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.facts import is_task
@@ -58,7 +59,10 @@ def section_lines(bullets: list[Bullet], preset: Preset, language: str | None) -
     lines = []
     for b in kept:
         task = preset.task_label and assigns_task(b)
-        label = f"{_label(preset.task_label, preset.task_label_ja, language)}: " if task else ""
+        label = ""
+        if task:     # "Action: Marketing: Yes, I will ..." of a note said as it was said reads as two labels
+            word = _label(preset.task_label, preset.task_label_ja, language)
+            label = f"{word} — " if SPEAKER_PREFIX.match(b.point) else f"{word}: "
         lines.append(ShapedLine(f"- {label}{b.point}", b.ids))
     return lines
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_of
 from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
@@ -155,9 +156,27 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
         problems.append("unsupported")       # none of its notes' words, or a number they do not hold: invented
     if heading.endswith("?"):
         problems.append("question")
+    if heading.lower() in _speakers(notes):
+        problems.append("speaker")           # a name, not a topic: the bundled SmolLM2's "## Industrial Designer"
     if wrong_language(heading, source, language) or (_cjk(heading) and not _cjk(source)):
         problems.append("wrong_language")
     return heading, problems
+
+
+def _headed(notes: list[Bullet]) -> list[tuple[int, str]]:
+    """The notes as the heading call sees them: what was said, without who said it (shown "Industrial
+    Designer: A scroll wheel needs the advanced chip", the bundled SmolLM2 headed the section by the name)."""
+    return [(n.id, SPEAKER_PREFIX.sub("", n.point)) for n in notes]
+
+
+def _speakers(notes: list[Bullet] | list[Note]) -> set[str]:
+    """Who said the notes' sentences, by their labels ("Industrial Designer", "Orin" of "[09:07] Orin:")."""
+    found = set()
+    for n in notes:
+        label = SPEAKER_PREFIX.match(n.quote)
+        if label:
+            found.add(re.sub(r"^\[[^\]]*\]\s*", "", speaker_of(label.group(0))).lower())
+    return found
 
 
 def commit_days_heading(notes: list[Bullet], days: dict[int, str], language: str | None = None) -> str:
@@ -197,7 +216,7 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
 def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], section: str, written: Written):
     """Generator; returns the heading the model names the section by, asked once more with what was wrong
     when it fails its checks, else the parts the section covers. Its calls and flags go to ``written``."""
-    result = yield from ctx.call(index, layout.heading_messages([(n.id, n.point) for n in notes], section),
+    result = yield from ctx.call(index, layout.heading_messages(_headed(notes), section),
                                  HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
     written.results.append(result)
     heading, problems = heading_problems(result.reply, notes, layout.language)
@@ -206,7 +225,7 @@ def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], se
         # the notes do not write or a word of none of them ("Fiscal Year 2021 Recap and Future Plans")
         ctx.check_cancel()
         written.flags += ["heading_" + p for p in problems]
-        again = yield from ctx.call(index, layout.heading_messages([(n.id, n.point) for n in notes], section,
+        again = yield from ctx.call(index, layout.heading_messages(_headed(notes), section,
                                                                    layout.heading_reminder()),
                                     HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
         written.results.append(again)

@@ -24,6 +24,7 @@ from precis.engine.summary.evidence import (
     proposal_invented,
     qualifier_dropped,
     question_dropped,
+    reason_invented,
     spelled_numbers,
 )
 from precis.engine.summary.language import named_language, wrong_language
@@ -147,6 +148,23 @@ def test_a_japanese_rewording_may_not_say_proposes_or_should_of_what_its_sentenc
     for proposing in ("キャッシュには SHA-256 ハッシュを使う方が安全です。", "SHA-256 ハッシュを使いませんか？",
                       "キャッシュキーは SHA-256 ハッシュにする必要があります。"):
         assert not proposal_invented("SHA-256 ハッシュの使用を提案", proposing), proposing
+
+
+def test_a_rewording_may_not_give_a_reason_its_sentence_does_not():
+    sentence = "User Interface: Then I'd put the LCD next to the wheel."      # the bundled SmolLM2's note of it
+    invented = "User Interface proposes putting the LCD next to the wheel because it's a new design."
+    assert reason_invented(invented, sentence)
+    assert not reason_invented("User Interface would put the LCD next to the wheel.", sentence)
+    # the 1.5B model's causes, each said by its sentence in other words
+    for point, said in (("Industrial Designer mentions frequent use of email buttons due to boredom.",
+                         "Industrial Designer: I find myself hitting the send and receive button on the email a lot , "
+                         "just out of boredom ,"),
+                        ("Half of the contacts with Childline are due to COVID-19",
+                         "And, actually, about 50 per cent of contact with Childline at the moment is to do with "
+                         "COVID-19."),
+                        ("Grad A: Because the SUN blades are hard drives, they take up space",
+                         "Cuz the SUN uh , these SUN - Blades take commodity hard drives .")):
+        assert not reason_invented(point, said), point
 
 
 def test_a_rewording_may_not_give_a_parenthesised_earlier_or_planned_value_as_the_sentences_own():
@@ -483,6 +501,9 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
 def test_a_heading_must_rest_on_its_notes_words_and_script():
     notes = [Note(1, "Marketing proposes a titanium case for the remote", "we could do titanium", "d", 0, 0, 20)]
     assert heading_problems("## Titanium case for the remote\n", notes, None) == ("Titanium case for the remote", [])
+    said = Note(9, "Industrial Designer: A titanium case for the remote.", "Industrial Designer: A titanium case "
+                "for the remote.", "d", 0, 0, 51)
+    assert "speaker" in heading_problems("## Industrial Designer\n", [said], None)[1]     # a name, no topic
     # "vs." ends no sentence, and a cut heading never ends on it (final16: "... Remote Control Concepts vs")
     assert heading_problems("## Titanium Case vs. Rubber Case for the Remote\n", notes, None)[0] == \
         "Titanium Case vs. Rubber Case for the Remote"

@@ -34,7 +34,7 @@ from precis.engine.summary.evidence import Note
 from precis.engine.summary.guard import GuardSettings
 from precis.engine.summary.strategies.notes import compact_notes, written_chars
 from tests.fake_runtime import FakeRuntime, diligent
-from tests.summary_fixtures import conversation_day, make_plan, run_all, start
+from tests.summary_fixtures import conversation_day, make_plan, meeting_transcript, run_all, start
 
 
 def _records(events):
@@ -824,6 +824,26 @@ def _quotation_meeting(rounds: int = 6) -> str:
                   f"Industrial Designer: The prototype {r} uses a titanium case and a rubber jog wheel for the "
                   "remote control, which the marketing expert found too expensive for the budget ."]
     return "\n".join(lines) + "\n"
+
+
+def test_a_meetings_sentence_kept_as_said_says_who_said_it_and_the_heading_is_asked_of_what_was_said():
+    def refused(call):           # every rewording invents a name: the sentences are kept as they were said
+        if call.kind in ("reword", "restate"):
+            return re.sub(r"^(\[\d+\]) .*$", r"\1 Ben approved the budget of the project", call.content, flags=re.M) \
+                if call.kind == "reword" else "Ben approved the budget of the project\n"
+        return diligent(call)
+    rt = FakeRuntime(script=refused)
+    plan = make_plan(rt, meeting_transcript() * 3, preset="meeting-minutes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] != "reworded" for n in notes)
+    speakers = ("Project Manager: ", "Marketing: ", "Industrial Designer: ", "User Interface: ")
+    assert all(n["point"].startswith(speakers) for n in notes)
+    assert "- Action — Industrial Designer: I'll draw the case in rubber for the next meeting. [" in \
+        state.summaries["day.txt"]
+    headed = [ln for c in rt.calls if c.kind == "write" for ln in c.content.splitlines() if ln.startswith("[")]
+    assert headed and not any(re.match(r"^\[\d+\] (?:" + "|".join(speakers) + ")", ln) for ln in headed)
 
 
 def test_a_meetings_short_turns_reach_the_summary_as_a_note_quoting_the_exchange_with_its_lines():

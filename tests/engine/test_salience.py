@@ -44,12 +44,12 @@ def test_a_sentence_inside_a_turn_keeps_words_that_look_like_a_label():
     guess = found["My hypothesis"]
     assert not guess.opens_line and guess.speaker == "[09:07] Orin"
     assert guess.shown() == "[09:07] Orin: My hypothesis: the period code compares a naive datetime with an aware one."
-    assert guess.said().startswith("My hypothesis: ")
+    assert guess.said().startswith("Orin: My hypothesis: ")          # who said it, without the time
     assert found["Priya Raman"].said().startswith("Priya Raman: rehearse")  # an assignee, not a speaker
     opening = found["[09"]                                                  # a label where a line opens
     assert opening.opens_line
     assert opening.shown() == "[09:07] Orin: I looked at the failing reconciliation test on the billing branch."
-    assert opening.said() == "I looked at the failing reconciliation test on the billing branch."
+    assert opening.said() == "Orin: I looked at the failing reconciliation test on the billing branch."
 
 
 def test_the_sentence_that_adds_the_most_new_weight_is_chosen_first_and_the_budget_holds():

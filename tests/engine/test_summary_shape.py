@@ -49,6 +49,10 @@ def test_minutes_say_an_assigned_task_as_an_action_line_and_a_layerless_preset_k
     assert [line.notes for line in lines] == [[1], [2], [3], [4], [5]]
     assert todo_lines(DAY, load_preset("meeting-minutes"), None) == []
     assert [line.text for line in section_lines(DAY, load_preset("generic"), None)] == [f"- {b.point}" for b in DAY]
+    said = _bullet(6, "Marketing: Yes, I will send the colour survey by Friday.",
+                   "Marketing: Yes, I will send the colour survey by Friday.")      # a note as it was said
+    assert section_lines([said], load_preset("meeting-minutes"), None)[0].text == \
+        "- Action — Marketing: Yes, I will send the colour survey by Friday."
 
 
 def test_a_project_log_sorts_its_changes_into_added_changed_fixed():
