@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from precis.engine.documents.commit_log import commit_subjects
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_of, turn_speakers
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of, turn_speakers
 from precis.engine.documents.transcript_turns import prose_spans
 
 GIT_LOG = "git log"
@@ -32,7 +32,6 @@ _ASSISTANT_LINE = re.compile(
     r"|\[(?:tool|function)\b|(?:assistant|ai|chatgpt|claude|gemini|copilot|bot)\s*[:：]|=+ ?session \d+\b)",
     re.I | re.M)
 MIN_ASSISTANT_LINES = 3
-_TIME = re.compile(r"^\[[^\]]*\]\s*")        # "[08:45] Mika": the speaker is Mika at every time
 MIN_TURNS = 12                 # labelled lines: fewer is an article quoting a few people
 MIN_TURN_SHARE = 0.05          # of the non-empty lines: an assembly's minutes open with a roll of 120 names,
                                # and a governor's answer runs over paragraphs (0.09 and 0.18 on two sittings)
@@ -80,5 +79,5 @@ def _speaker_turns(text: str) -> tuple[list[str], int]:
         lines += 1
         label = SPEAKER_PREFIX.match(line)
         if label:
-            turns.append(_TIME.sub("", speaker_of(label.group(0))))
+            turns.append(speaker_name(speaker_of(label.group(0))))
     return turns, lines - len(turn_speakers(text))

@@ -32,6 +32,15 @@ def speaker_of(label: str) -> str:
     return label.strip().rstrip(":：").strip()
 
 
+_LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
+
+
+def speaker_name(speaker: str) -> str:
+    """A speaker without the time of the line it spoke on: "[08:45] Mika" -> "Mika" (the same person at
+    every time)."""
+    return _LINE_TIME.sub("", speaker)
+
+
 def turn_speakers(text: str) -> dict[int, str]:
     """By the offset of each line that goes on with the turn above it (a Japanese paragraph under a labelled
     one, opening with ``TURN_GOES_ON``): the speaker of that turn. In the development minutes of the Tokyo

@@ -292,12 +292,11 @@ _PROPOSAL_WORD = re.compile(
     r"the way to go|instead|must|ought|important|essential)\b|\?", re.I)
 
 
-# The same in Japanese: "提案" (proposes) or "すべき" (should) of a sentence that states. Of 1,081 rewordings
-# kept in development runs, 9 said so of a sentence without a proposal, a wish, a need, a plan or a
-# question, and all 9 were wrong: "米原義春会長が市民会に提案" of a petition the assembly adopted, "羽田新飛行
-# ルートの推進は国が安全を顧みずにすべきです" (the state should push the new route disregarding safety) of "都民
-# の安全を顧みず、羽田新飛行ルートを推進している国の責任は重大です" (the state that pushes it disregarding
-# safety bears a grave responsibility).
+# The same in Japanese: "提案" (proposes) or "すべき" (should) of a sentence that states. Of the 206 Japanese
+# rewordings kept in development runs, 7 said so of a sentence without a proposal, a wish, a need, a plan or
+# a question, and all 7 were wrong; "羽田新飛行ルートの推進は国が安全を顧みずにすべきです" (the state should
+# push the new route disregarding safety) of "都民の安全を顧みず、羽田新飛行ルートを推進している国の責任は重大
+# です" (the state that pushes it disregarding safety bears a grave responsibility) says the opposite.
 _PROPOSED_JA = re.compile(r"提案|推奨|勧め|提言|すべき|べきだ|べきで")
 _PROPOSAL_WORD_JA = re.compile(r"提案|推奨|勧め|提言|べき|しましょう|ましょう|方が|ほうが|てはどう|ではどう|ませんか|"
                                r"でしょうか|ないか|案|望|求め|要望|必要|たい|ほしい|欲しい|予定|計画|検討|[?？]")

@@ -133,13 +133,13 @@ def names_what(task: str) -> bool:
 # "Regarding today's program, we will first review our fourth quarter ...", "Today we will provide an update
 # on ..." and "In a moment, we'll share ...", a design meeting's "at the end we will evaluate ourself as a
 # team"; and a debt that falls due is no deadline ("the remaining $183 million of our senior notes due in
-# December 2022").
+# December 2022"). "Today" only where a clause opens with it: "I'll send the survey today, I think" is a task.
 _THIS_TALK = re.compile(
-    r"\b(?:today(?:'s (?:program|call|agenda|meeting|presentation))?,? (?:we|I)\b"
-    r"|(?:we|I)(?:'ll| will| are going to| am going to) first\b"
+    r"(?:^|(?<=[.!?:;,] ))today(?:'s (?:program|call|agenda|meeting|presentation))?,? (?:we|I)\b"
+    r"|\b(?:we|I)(?:'ll| will| are going to| am going to) first\b"
     r"|\bin (?:just )?a (?:moment|minute|few minutes)\b"
     r"|\bat the end,? (?:we|I)\b"
-    r"|\b(?:on|in|during) (?:this|today's) (?:call|program|presentation)\b)", re.I)
+    r"|\b(?:on|in|during) (?:this|today's) (?:call|program|presentation)\b", re.I | re.M)
 _DEBT_DUE = re.compile(r"\b(?:notes|bonds|debentures|debt|loans?|maturities)\s+(?:\w+\s+)?due\b", re.I)
 
 

@@ -28,6 +28,7 @@ from precis.engine.documents.spoken_text import (
     TITLE_STOP,
     TURN_JOINER,
     clean_utterance,
+    speaker_name,
     speaker_of,
     turn_speakers,
     unbold,
@@ -81,9 +82,6 @@ def units_of(text: str) -> frozenset[str]:
     return frozenset(set(_JAPANESE_WORD.findall(text)) | latin | numbers)
 
 
-_LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
-
-
 @dataclass(frozen=True)
 class Sentence:
     start: int                   # offset in the text it was found in
@@ -116,7 +114,7 @@ class Sentence:
         if self.turns:
             return TURN_JOINER.join(self.turns)
         body = clean_utterance(self.body())
-        speaker = _LINE_TIME.sub("", self.speaker)          # "[09:07] Orin": the name, not the time
+        speaker = speaker_name(self.speaker)          # "[09:07] Orin": the name, not the time
         return f"{speaker}: {body}" if speaker and body else body
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_of
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of
 from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
@@ -175,7 +175,7 @@ def _speakers(notes: list[Bullet] | list[Note]) -> set[str]:
     for n in notes:
         label = SPEAKER_PREFIX.match(n.quote)
         if label:
-            found.add(re.sub(r"^\[[^\]]*\]\s*", "", speaker_of(label.group(0))).lower())
+            found.add(speaker_name(speaker_of(label.group(0))).lower())
     return found
 
 

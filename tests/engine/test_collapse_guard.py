@@ -168,7 +168,9 @@ def test_what_a_speaker_will_do_in_the_talk_itself_is_no_task():
             "Project Manager: and at the end we will evaluate ourself as a team.\n"
             "We fully redeemed the remaining $183 million of our senior notes due in December 2022.\n"
             "Marketing: I'll send the survey results today by five.\n"
+            "Mika: I'll send the notice to the vendor today, I think.\n"
             "Mika: The report is due Monday.\n")
     todos = [f.text for f in extract_facts(said) if f.kind == "todo"]
-    assert todos == ["Marketing: I'll send the survey results today by five.", "Mika: The report is due Monday."]
+    assert todos == ["Marketing: I'll send the survey results today by five.",
+                     "Mika: I'll send the notice to the vendor today, I think.", "Mika: The report is due Monday."]
     assert not is_task("Today we will provide an update on our COVID-19 testing business.")
