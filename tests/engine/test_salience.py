@@ -97,6 +97,18 @@ def test_what_a_tool_wrote_is_never_chosen():
         ["Fix the green line when Simulcast is received with SDL on Jetson boards."]
 
 
+def test_an_articles_example_code_is_no_sentence_but_a_setting_it_explains_is():
+    # a seed article saved as text, its code blocks unfenced
+    article = ("まずmap-reduceのような単純な構成で基準線を作り、評価セットで測りながら一要素ずつ変えていく。\n"
+               'MAP_PROMPT = """以下は議事録の一部です。\n'
+               'llm = ChatOpenAI(model="gpt-4o", temperature=0)\n'
+               'config = {"configurable": {"thread_id": "user-session-abc123"}}\n'
+               "loop_count = 25: covers approximately 300k characters, enough for the largest daily volume.\n")
+    assert [s.text for s in sentences_of(article)] == [
+        "まずmap-reduceのような単純な構成で基準線を作り、評価セットで測りながら一要素ずつ変えていく。",
+        "loop_count = 25: covers approximately 300k characters, enough for the largest daily volume."]
+
+
 SESSION = """[user] <command-message>kitchen:prep</command-message>
 <command-name>/kitchen:prep</command-name>
 
