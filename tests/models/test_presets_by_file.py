@@ -28,16 +28,18 @@ def _plan(tmp_path, texts, **request):
 
 
 def test_each_file_follows_the_preset_its_kind_calls_for(tmp_path):
-    rt, plan = _plan(tmp_path, {"meeting.txt": meeting_transcript(), "log.txt": GIT_LOG_TEXT},
+    # the git log has the most characters, the meeting's rules the longer prompt
+    rt, plan = _plan(tmp_path, {"meeting.txt": meeting_transcript(), "log.txt": GIT_LOG_TEXT * 3},
                      per_file=True, strategy="rolling")
     assert {name: layout.preset.name for name, layout in plan.document_layouts.items()} == \
         {"meeting.txt": "meeting-minutes", "log.txt": "project-log"}
-    assert plan.document_layouts["log.txt"].preset_reason == "a git log of 4 commits"
+    assert plan.document_layouts["log.txt"].preset_reason == "a git log of 12 commits"
     assert "preset by file: meeting.txt meeting-minutes; log.txt project-log" in plan_lines(plan)[0].text
     assert plan.as_dict()["presets_by_document"]["meeting.txt"]["preset"] == "meeting-minutes"
     renderer = PromptRenderer(rt)          # the budget leaves room for the longer of the two prompts
-    assert plan.budget.static_prompt_tokens == max(renderer.static_prompt_tokens(layout)
-                                                   for layout in plan.document_layouts.values())
+    assert plan.layout.preset.name == "project-log"
+    assert plan.budget.static_prompt_tokens == renderer.static_prompt_tokens(plan.document_layouts["meeting.txt"]) \
+        > renderer.static_prompt_tokens(plan.layout)
 
     options = RunOptions(strategy="rolling")
     state = new_state(plan, None, {"n_ctx": 2048}, options, ["meeting.txt", "log.txt"])
