@@ -226,6 +226,21 @@ def test_a_rewording_that_negates_its_sentence_is_refused_and_asked_again():
     assert "never" not in state.summaries["day.txt"]
 
 
+def test_a_rewording_that_gives_a_reason_its_sentence_does_not_is_refused_and_asked_again():
+    def explains(call):
+        if call.kind == "reword" and not call.retry:      # the bundled SmolLM2's habit, on every sentence
+            return re.sub(r"^(\[\d+\]) (.*)$", r"\1 \2 because it's a new design", diligent(call), flags=re.M)
+        return diligent(call)
+    text = "\n\n".join(f"[10:{i:02d}] {who}: Then I'd put the LCD of remote {i} next to the wheel on the case."
+                       for i, who in enumerate(["Mika", "Orin"] * 3)) + "\n"
+    rt = FakeRuntime(script=explains)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    assert state.notes["day.txt"] and "because" not in state.summaries["day.txt"]
+
+
 def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_again():
     def proposes(call):
         if call.kind == "reword":                 # "Mika suggests that ..." of sentences that propose nothing
