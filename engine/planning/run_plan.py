@@ -11,6 +11,7 @@ from functools import cached_property
 from precis.engine.documents.bundle import Part
 from precis.engine.documents.commit_log import commit_subjects, days_of
 from precis.engine.documents.spoken_text import said_share
+from precis.engine.events import BY_FILE
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import notes_call_tokens
@@ -65,6 +66,14 @@ class RunPlan:
 
     def layout_for(self, document: str) -> RoundLayout:
         return self.document_layouts.get(document, self.layout)
+
+    def preset_and_reason(self) -> tuple[str, str]:
+        """The preset and what it was chosen for, as RunPlanned tells them; BY_FILE and each file's with
+        documents of rules of their own."""
+        if self.document_layouts:
+            return BY_FILE, "; ".join(f"{name} {layout.preset.name} for {layout.preset_reason}"
+                                      for name, layout in self.document_layouts.items())
+        return self.layout.preset.name, self.layout.preset_reason
 
     @property
     def preset_text(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from precis.engine.errors import Cancelled, PrecisError
-from precis.engine.events import BY_FILE, RunFinished, RunPlanned
+from precis.engine.events import RunFinished, RunPlanned
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.runs.state import RunState, model_fingerprint, new_run_id, plan_hash, text_hash
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
@@ -83,7 +83,7 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
     yield RunPlanned(state.run_id, str(state.directory), options.strategy, total,
                      [c.tokens for d in plan.documents for c in d.chunks], plan.budget.as_dict(), resumed,
                      min(total, resumed_parts), plan.estimate.seconds if plan.estimate else None,
-                     *_preset_said(plan))
+                     *plan.preset_and_reason())
     state.status, state.message = "running", ""
     state.claim()
     state.save()
@@ -115,14 +115,6 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
 
 def _skip_noise(layout, options: RunOptions) -> bool:
     return layout.preset.skip_noise if options.skip_noise is None else options.skip_noise
-
-
-def _preset_said(plan: RunPlan) -> tuple[str, str]:
-    """The preset and what it was chosen for, as RunPlanned tells them; documents of their own rules by file."""
-    if plan.document_layouts:
-        return BY_FILE, "; ".join(f"{name} {layout.preset.name} for {layout.preset_reason}"
-                                  for name, layout in plan.document_layouts.items())
-    return plan.layout.preset.name, plan.layout.preset_reason
 
 
 def _kept_message(state: RunState, exc: Exception) -> str:

@@ -145,7 +145,7 @@ _DEBT_DUE = re.compile(r"\b(?:notes|bonds|debentures|debt|loans?|maturities)\s+(
 
 def is_task(text: str) -> bool:
     """Whether ``text`` assigns or records a task ("Mika will send the notice by Monday", 宿題)."""
-    return bool(_TODO.search(text)) and not _THIS_TALK.search(text) and bool(_TODO.search(_DEBT_DUE.sub("", text)))
+    return bool(_TODO.search(_DEBT_DUE.sub("", text))) and not _THIS_TALK.search(text)
 
 
 def extract_facts(text: str) -> list[Fact]:

@@ -67,6 +67,19 @@ def _report(rt, plan, state):
     return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(rt, plan))
 
 
+def _generic_notes_run(script, text: str):
+    """A whole notes run over ``text`` under the generic preset, the fake runtime following ``script``."""
+    rt = FakeRuntime(script=script)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    return rt, state
+
+
+def _refused_and_asked_again(rt) -> bool:
+    return [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]
+
+
 def test_every_summary_line_rests_on_a_quote_found_in_the_document():
     rt = FakeRuntime()
     plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
@@ -233,11 +246,8 @@ def test_a_rewording_that_gives_a_reason_its_sentence_does_not_is_refused_and_as
         return diligent(call)
     text = "\n\n".join(f"[10:{i:02d}] {who}: Then I'd put the LCD of remote {i} next to the wheel on the case."
                        for i, who in enumerate(["Mika", "Orin"] * 3)) + "\n"
-    rt = FakeRuntime(script=explains)
-    plan = make_plan(rt, text, preset="generic")
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    run_all(rt, plan, state, options)
-    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    rt, state = _generic_notes_run(explains, text)
+    assert _refused_and_asked_again(rt)
     assert state.notes["day.txt"] and "because" not in state.summaries["day.txt"]
 
 
@@ -256,13 +266,10 @@ def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_
 def test_a_conditional_sentence_reworded_as_a_proposal_is_refused_not_said_plainly():
     text = "\n\n".join(f"[10:{i:02d}] Orin: If rsync fails for any reason on host {i}, the fallback is pg_basebackup, "
                        f"about {19 + i} minutes at 380 MB/s." for i in range(6)) + "\n"
-    rt = FakeRuntime(script=lambda call: re.sub(r"^(\[\d+\]) .*$", r"\1 Orin suggests using rsync for backup if it "
-                                                                 r"fails", diligent(call), flags=re.M)
-                     if call.kind == "reword" else diligent(call))
-    plan = make_plan(rt, text, preset="generic")
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    run_all(rt, plan, state, options)
-    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    rt, state = _generic_notes_run(lambda call: re.sub(r"^(\[\d+\]) .*$", r"\1 Orin suggests using rsync for backup "
+                                                       r"if it fails", diligent(call), flags=re.M)
+                                   if call.kind == "reword" else diligent(call), text)
+    assert _refused_and_asked_again(rt)
     assert "rsync for backup if it fails" not in state.summaries["day.txt"]
 
 
@@ -276,11 +283,8 @@ def test_a_rewording_that_gives_a_parenthesised_earlier_value_as_the_sentences_o
             return re.sub(r"^(\[\d+\]) .*?host (\w+).*$", r"\1 The cache hit on host \2 takes 1-3 s for registry lookups",
                           call.content, flags=re.M)
         return diligent(call)
-    rt = FakeRuntime(script=slow_hits)
-    plan = make_plan(rt, text, preset="generic")
-    state, options = start(rt, plan, RunOptions(strategy="notes"))
-    run_all(rt, plan, state, options)
-    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]     # refused, asked again
+    rt, state = _generic_notes_run(slow_hits, text)
+    assert _refused_and_asked_again(rt)
     assert state.notes["day.txt"] and "takes" not in state.summaries["day.txt"]
 
 
