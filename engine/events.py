@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-# Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction", "notes", "write".
+# Round kinds: "round" (rolling), "map", "merge", "stuff", "compaction", "notes", "write", "account".
 # Flags a round can carry (engine.summary.guard and the strategies): failed checks "shrank", "meta", "empty",
 # "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language";
 # outcomes "repaired" (a stricter retry passed), "notes_fallback" (the part's checked notes folded in),
 # "extracted" (no rewording of the part's chosen sentences passed: the sentences, cleaned of fillers),
 # "kept_parts" (a failed merge keeps its parts), "notes_direct" (not asked to rewrite: the parts before it
-# failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped".
+# failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped"; account rounds
+# "lines_refused" (a line failed its checks), "asked_again" (a line kept from the second ask), "nothing_kept".
 
 
 @dataclass
@@ -38,6 +39,9 @@ class RoundRecord:
     notes_kept: int = 0             # notes rounds: verified notes kept (write rounds: lines linked)
     notes_unsupported: int = 0      # rewordings (compaction: merges) refused by their checks, counted
     notes_repeats: int = 0
+    # account rounds: each line its checks refused, with the names of the checks ({"text", "checks", "reasons",
+    # "kept_instead": the second ask's line, or ""}): run.json says why every line was refused
+    refused: list[dict] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     stopped_by: str = ""            # why the round's last model call stopped ("eos", "max_tokens", "loop", "copy")
     call_stops: list[str] = field(default_factory=list)   # why each of its model calls stopped, in order

@@ -9,33 +9,41 @@ import re
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtWidgets import QSplitter, QTextBrowser
 
-_REFS = re.compile(r"\[(\d{1,5}(?:, ?\d{1,5})*)\]\s*$")
+_REFS = re.compile(r"\[(\d{1,5}(?:, ?\d{1,5})*)\]")
 CONTEXT_LINES = 2                       # source lines shown around a quote
 HIGHLIGHT = "background:#fff176"
 
 
+def _linked(body: str, name: str) -> str:
+    """``body`` as HTML, each "[3, 7]" reference in it a link: at the end of a bullet, or after every sentence
+    of an account's paragraph."""
+    out, at = [], 0
+    for m in _REFS.finditer(body):
+        out.append(html.escape(body[at:m.start()]))
+        out.append(f"<a href='notes:{html.escape(name)}:{m.group(1).replace(' ', '')}'>[{m.group(1)}]</a>")
+        at = m.end()
+    out.append(html.escape(body[at:]))
+    return "".join(out)
+
+
 def summary_html(name_texts: list[tuple[str, str]], note: str = "") -> str:
-    """Markdown-ish summary lines as HTML; trailing "[3, 7]" references become links."""
+    """Markdown-ish summary lines as HTML; "[3, 7]" references become links."""
     out = [f"<p style='color:#e65100'>{html.escape(note)}</p>"] if note else []
     for name, text in name_texts:
         if name:
             out.append(f"<h2>{html.escape(name)}</h2>")
         for line in text.splitlines():
-            stripped = line.strip()
-            if not stripped:
+            body = line.strip()
+            if not body:
                 continue
-            m = _REFS.search(stripped)
-            body = stripped[:m.start()].rstrip() if m else stripped
-            link = f" <a href='notes:{html.escape(name)}:{m.group(1).replace(' ', '')}'>[{m.group(1)}]</a>" if m \
-                else ""
             if body.startswith("###"):          # a layer of a topic ("### Decisions and judgements")
                 out.append(f"<h4>{html.escape(body.lstrip('#').strip())}</h4>")
             elif body.startswith("#"):
                 out.append(f"<h3>{html.escape(body.lstrip('#').strip())}</h3>")
             elif body.startswith(("- ", "* ")):
-                out.append(f"<p style='margin-left:14px'>• {html.escape(body[2:])}{link}</p>")
+                out.append(f"<p style='margin-left:14px'>• {_linked(body[2:], name)}</p>")
             else:
-                out.append(f"<p>{html.escape(body)}{link}</p>")
+                out.append(f"<p>{_linked(body, name)}</p>")
     return "".join(out)
 
 
@@ -53,6 +61,7 @@ def evidence_html(notes: list[dict], text: str) -> str:
         where = f"line {n['start_line']:,}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']:,}–{n['end_line']:,}"
         how = {"extract": "taken verbatim", "reworded": "reworded by the model",
+               "aligned": f"a sentence holding {n.get('score', 0):.0f}% of what the account says here",
                "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words",
                "subject": "the commit's subject line, as its author wrote it"}.get(
             n.get("origin"), f"quote matched {n.get('score', 0):.0f}%")
@@ -73,8 +82,8 @@ class EvidenceViewWidget(QSplitter):
         self.summary_view.anchorClicked.connect(self._on_anchor_clicked)
         self.evidence_view = QTextBrowser(self)
         self.evidence_view.setObjectName("evidenceView")
-        self.evidence_view.setHtml("<i>Click the references at the end of a summary line to see the quotes it "
-                                   "rests on, highlighted in the document.</i>")
+        self.evidence_view.setHtml("<i>Click a reference (\"[3]\") after a sentence or at the end of a "
+                                   "line to see the quotes it rests on, highlighted in the document.</i>")
         self.addWidget(self.summary_view)
         self.addWidget(self.evidence_view)
         self.setSizes([400, 220])

@@ -20,16 +20,42 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 @dataclass
 class FakeCall:
     number: int              # 0-based count of model calls
-    kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write"
+    kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
+    #                          "account" (a part: what happens in it), "account_again" (one line from a passage)
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
     prompt: str
 
 
+_ACCOUNT_ASK = re.compile(r"\(\[1\] to \[(\d+)\]\):\s*$")
+_FAKE_SENTENCE = re.compile(r"[^.!?\n]{25,}[.!?]")
+_FAKE_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
+
+def account_lines(call: FakeCall) -> str:
+    """What a diligent model says happens in a part: for each line asked, one of its sentences (evenly
+    spread), its words after the first name in another order, opening with that name: in the part's words,
+    not a copy of it."""
+    count = int(_ACCOUNT_ASK.search(call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+    sentences = [re.sub(r"^.*?: ", "", s.strip()) for s in _FAKE_SENTENCE.findall(call.content)] or [call.content]
+    out = []
+    for i in range(1, count + 1):
+        # asked again from a passage: its middle sentence, where the refused line's own sentences are
+        at = len(sentences) // 2 if call.kind == "account_again" else (i - 1) * len(sentences) // count
+        sentence = sentences[min(len(sentences) - 1, at)]
+        name = next((m.group(0) for m in _FAKE_NAME.finditer(sentence)), "The team")
+        words = [w.strip(",.;:!?") for w in sentence.split() if w.strip(",.;:!?") and w.strip(",.;:!?") != name]
+        out.append(f"[{i}] {name} {' '.join(reversed(words[:12]))}.\n")
+    return "".join(out)
+
+
 def diligent(call: FakeCall) -> str:
     """Follows the rules: noise keeps the summary verbatim; otherwise adds a line per part. A rewording
-    says its sentence's words in another order; the writing pass turns each note into a cited bullet."""
+    says its sentence's words in another order; the writing pass turns each note into a cited bullet; an
+    account's part gets the lines asked for (``account_lines``)."""
+    if call.kind in ("account", "account_again"):
+        return account_lines(call)
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
@@ -147,6 +173,9 @@ def _between(text: str, start: str, end: str) -> str:
 
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.rsplit("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]   # the last turn: the task
+    part = re.search(r"<part( \d+ of \d+)?>\n(.*)\n</part>", user, re.S)
+    if part:
+        return FakeCall(number, "account" if part.group(1) else "account_again", "", part.group(2), False, prompt)
     if "\n<sentences>\n" in "\n" + user:
         asked_again = "\n(" in user.rsplit("</sentences>", 1)[1]        # the reminder, in any language
         return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), asked_again, prompt)

@@ -43,6 +43,23 @@ def meeting_transcript() -> str:
         ]) + "\n"
 
 
+def claude_code_day(steps: int) -> str:
+    """A Japanese Claude Code session as Precis writes one (engine.documents.chat_exports): a slash command's
+    English prompt, then turns of Japanese conversation between long English tool outputs."""
+    prompt = ("You are a planning specialist who turns feature specs into implementation plans. Always ask for "
+              "user confirmation before generating files, and read the existing code before asking questions.\n")
+    turns = ["[user] <command-message>kitchen:prep</command-message>\n<command-name>/kitchen:prep</command-name>",
+             "[user] # Prep Command\n\n" + prompt * 6]
+    for i in range(1, steps + 1):
+        turns += [f"[assistant] ステップ {i} として、キャッシュ層のタスク {i} を設計し、テスト {i} 件を追加しました。",
+                  f'[tool_call] Bash: {{"command": "go test ./internal/cache/...", "description": "Run tests {i}"}}',
+                  "[tool_result] " + "".join(f"ok   github.com/example/repiq/internal/cache/provider{j} "
+                                              f"0.0{j}s coverage: 8{j}.5% of statements in the package\n"
+                                              for j in range(12)),
+                  f"[user] タスク {i} のキャッシュキーは SHA-256 にして、TTL は {i + 20} 時間にしてください。"]
+    return "\n\n".join(turns) + "\n"
+
+
 def make_plan(runtime, text: str, n_ctx: int = 2048, preset: str = "conversation-archive", **budget_overrides):
     layout = RoundLayout(load_preset(preset), "2026-11-27")
     return build_plan(runtime, layout, n_ctx, [("day.txt", text, ())], **budget_overrides)

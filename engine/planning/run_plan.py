@@ -14,7 +14,7 @@ from precis.engine.documents.spoken_text import said_share
 from precis.engine.events import BY_FILE
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
-from precis.engine.planning.summary_length import notes_call_tokens
+from precis.engine.planning.summary_length import account_call_tokens, notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
 
@@ -179,6 +179,12 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
     subjects) and a heading per section (none for a dated git log: its days head its sections), a fraction
     of the rolling loop's work; the other strategies are
     estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
+    if strategy == "account":
+        prompt = evaluated = generated = 0
+        for i, doc in enumerate(documents):
+            p, e, g = account_call_tokens(doc.said_tokens, [c.tokens for c in doc.chunks], i == 0, summary_words)
+            prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
+        return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     if strategy == "notes":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):

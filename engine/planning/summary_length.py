@@ -162,3 +162,62 @@ def merges_expected(document_tokens: int, notes: int, summary_words: int | None 
     length = summary_chars_for(document_tokens, summary_words)
     excess = reading_chars_for(notes * point_chars, notes) - length
     return min(notes // 2, -(-excess // (2 * point_chars // 3))) if excess > COMPACTION_SLACK * length else 0
+
+
+# The account (engine.summary.strategies.account): its length follows what the document says, as the notes'
+# does, bounded so that a document of 40-70k characters (10-18k tokens) gets at most about 3,000 characters:
+# ACCOUNT_CHARS_PER_1K_TOKENS up to ACCOUNT_FULL_CHARS, then from ACCOUNT_FULL_TOKENS on
+# ACCOUNT_CHARS_PER_1K_AFTER (a day of 235k characters: about 4,800).
+ACCOUNT_CHARS_PER_1K_TOKENS = 280
+ACCOUNT_MIN_CHARS, ACCOUNT_FULL_CHARS, ACCOUNT_MAX_CHARS = 800, 2_900, 6_000
+ACCOUNT_FULL_TOKENS = 18_000
+ACCOUNT_CHARS_PER_1K_AFTER = 50
+ACCOUNT_LINE_CHARS = 100           # a line of the account as read (measured: 85-110 with Qwen2.5-Coder-1.5B)
+ACCOUNT_MAX_LINES_PER_PART = 6
+
+
+def account_chars_for(document_tokens: int, override_words: int | None = None) -> int:
+    """The account's length in characters a reader reads; ``override_words``: the length asked for."""
+    if override_words:
+        return override_words * CHARS_PER_WORD
+    chars = min(ACCOUNT_FULL_CHARS, max(ACCOUNT_MIN_CHARS, document_tokens * ACCOUNT_CHARS_PER_1K_TOKENS // 1000))
+    chars += max(0, document_tokens - ACCOUNT_FULL_TOKENS) * ACCOUNT_CHARS_PER_1K_AFTER // 1000
+    return min(ACCOUNT_MAX_CHARS, chars)
+
+
+def account_lines_for_part(account_chars: int, part_tokens: int, document_tokens: int) -> int:
+    """The lines a part is asked for: its share of the account's length, one at least."""
+    share = account_chars * part_tokens / max(1, document_tokens, part_tokens) / ACCOUNT_LINE_CHARS
+    return max(1, min(ACCOUNT_MAX_LINES_PER_PART, round(share)))
+
+
+# What the account's calls cost (Qwen2.5-Coder-1.5B on development documents; bench/results): the rules and
+# worked example before each part, the names met so far, a line's tokens, and the second ask of a refused line
+# (its passage, a few sentences, after the same rules).
+ACCOUNT_PROMPT_TOKENS = 520
+ACCOUNT_NAMES_TOKENS = 30
+ACCOUNT_TOKENS_PER_LINE = 30
+ACCOUNT_ASKED_AGAIN_SHARE = 0.25
+ACCOUNT_PASSAGE_TOKENS = 250
+
+
+def account_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
+                        summary_words: int | None = None) -> tuple[int, int, int]:
+    """(prompt tokens sent, of which evaluated, generated) for one document's account."""
+    chars = account_chars_for(document_tokens, summary_words)
+    all_tokens = max(1, sum(chunk_tokens))
+    sent = evaluated = generated = 0
+    for tokens in chunk_tokens:
+        lines = account_lines_for_part(chars, tokens, all_tokens)
+        body = ACCOUNT_NAMES_TOKENS + tokens
+        sent += ACCOUNT_PROMPT_TOKENS + body
+        evaluated += body + (ACCOUNT_PROMPT_TOKENS if first else 0)
+        first = False
+        generated += lines * ACCOUNT_TOKENS_PER_LINE
+        again = ACCOUNT_ASKED_AGAIN_SHARE * lines
+        sent += int(again * (ACCOUNT_PROMPT_TOKENS + ACCOUNT_PASSAGE_TOKENS))
+        # the second ask's prefix differs from the part's after the rules: its passage is evaluated, and the
+        # next part's prompt after the rules again
+        evaluated += int(again * ACCOUNT_PASSAGE_TOKENS)
+        generated += int(again * ACCOUNT_TOKENS_PER_LINE)
+    return sent, evaluated, generated

@@ -14,7 +14,7 @@ from precis.engine.runs.report import RunReport
 from precis.engine.runs.state import RunState
 from precis.engine.storage.atomic_files import write_json_atomic, write_text_atomic
 
-_REFS = re.compile(r"\[(\d{1,5}(?:, \d{1,5})*)\]\s*$")
+_REFS = re.compile(r"\[(\d{1,5}(?:, \d{1,5})*)\]")
 QUOTE_CHARS_SHOWN = 240
 
 
@@ -25,10 +25,8 @@ def output_paths(out_dir: Path, date: str) -> tuple[Path, Path, Path]:
 
 def referenced_notes(summary: str) -> list[int]:
     ids: list[int] = []
-    for line in summary.splitlines():
-        m = _REFS.search(line)
-        if m:
-            ids += [int(x) for x in m.group(1).split(", ") if int(x) not in ids]
+    for m in _REFS.finditer(summary):         # at a line's end, or after each sentence of a paragraph
+        ids += [int(x) for x in m.group(1).split(", ") if int(x) not in ids]
     return ids
 
 
@@ -44,7 +42,7 @@ def sources_markdown(summary: str, notes: list[dict], heading: str = "##") -> li
             f"lines {n['start_line']}–{n['end_line']}"
         how = {"extract": " (taken verbatim)", "reworded": " (reworded)",
                "located": " (the passage holding the note's words)",
-               "subject": " (the commit's subject line)"}.get(
+               "subject": " (the commit's subject line)", "aligned": " (a sentence the account's words come from)"}.get(
             n.get("origin"), "")
         rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
     return [f"{heading} Sources", "", *rows, ""] if rows else []
@@ -70,7 +68,7 @@ def summary_markdown(report: RunReport, state: RunState) -> str:
             lines += [text.strip(), ""]
         notes = state.notes.get(name, [])
         lines += sources_markdown(text, notes, heading)
-        if report.strategy != "notes":      # a failed part's notes that did not fit under the summary cap
+        if report.strategy not in ("notes", "account"):   # a failed part's notes that did not fit under the cap
             lines += unmerged_notes_markdown(text, notes, heading)
     return "\n".join(lines)
 

@@ -69,7 +69,7 @@ class RunReport:
     def salvaged_rounds(self) -> int:
         """Parts whose content reached the summary as notes or verbatim sentences, not as the model's prose."""
         return sum(any(f in r.flags for f in SALVAGE_FLAGS) for r in self.rounds
-                   if r.kind not in ("notes",))
+                   if r.kind not in ("notes", "account"))
 
     @property
     def collapses(self) -> list[dict]:
@@ -141,7 +141,7 @@ def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
             continue
         if r.kind == "stuff":
             whole.add(r.document)
-        elif r.kind in ("round", "map", "notes"):
+        elif r.kind in ("round", "map", "notes", "account"):
             read.add((r.document, r.chunk_index))
     ledgers = {}
     for doc in plan.documents:

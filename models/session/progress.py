@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from precis.engine.events import RoundFinished, RoundStarted, RunPlanned, TokensGenerated
 
-PART_KINDS = ("round", "map", "stuff", "notes")   # rounds that read a part of the document
+PART_KINDS = ("round", "map", "stuff", "notes", "account")   # rounds that read a part of the document
 
 
 @dataclass

@@ -34,7 +34,7 @@ from precis.engine.summary.evidence import Note
 from precis.engine.summary.guard import GuardSettings
 from precis.engine.summary.strategies.notes import compact_notes, written_chars
 from tests.fake_runtime import FakeRuntime, diligent
-from tests.summary_fixtures import conversation_day, make_plan, meeting_transcript, run_all, start
+from tests.summary_fixtures import claude_code_day, conversation_day, make_plan, meeting_transcript, run_all, start
 
 
 def _records(events):
@@ -747,26 +747,9 @@ def test_an_english_rolling_round_of_a_japanese_git_log_is_in_the_wrong_language
     assert "Updated JetPack" not in state.summaries["day.txt"]
 
 
-def _claude_code_session(steps: int) -> str:
-    """A Japanese Claude Code session as Precis writes one (engine.documents.chat_exports): a slash command's
-    English prompt, then turns of Japanese conversation between long English tool outputs."""
-    prompt = ("You are a planning specialist who turns feature specs into implementation plans. Always ask for "
-              "user confirmation before generating files, and read the existing code before asking questions.\n")
-    turns = ["[user] <command-message>kitchen:prep</command-message>\n<command-name>/kitchen:prep</command-name>",
-             "[user] # Prep Command\n\n" + prompt * 6]
-    for i in range(1, steps + 1):
-        turns += [f"[assistant] ステップ {i} として、キャッシュ層のタスク {i} を設計し、テスト {i} 件を追加しました。",
-                  f'[tool_call] Bash: {{"command": "go test ./internal/cache/...", "description": "Run tests {i}"}}',
-                  "[tool_result] " + "".join(f"ok   github.com/example/repiq/internal/cache/provider{j} "
-                                              f"0.0{j}s coverage: 8{j}.5% of statements in the package\n"
-                                              for j in range(12)),
-                  f"[user] タスク {i} のキャッシュキーは SHA-256 にして、TTL は {i + 20} 時間にしてください。"]
-    return "\n\n".join(turns) + "\n"
-
-
 def test_a_chat_transcripts_notes_quote_only_its_peoples_words_and_are_in_their_language():
     rt = FakeRuntime()
-    text = _claude_code_session(steps=8)
+    text = claude_code_day(steps=8)
     plan = make_plan(rt, text)
     assert plan.rounds >= 3                         # parts that start inside tool outputs
     state, options = start(rt, plan, RunOptions(strategy="notes"))

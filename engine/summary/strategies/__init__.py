@@ -3,7 +3,8 @@
 rolling (the seed's Loop: the previous summary + the next chunk -> the updated summary, rules
 re-injected at the top every round), map-reduce (chunk summaries merged level by level, bounded
 depth), stuff (the whole document in one call, when it fits), notes (evidence-linked notes: code
-chooses each part's sentences, the model rewords them, headings group them).
+chooses each part's sentences, the model rewords them, headings group them), account (the model says what
+happens in each whole part in held lines, code traces and checks each sentence and shapes the prose).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from precis.engine.planning.summary_length import notes_sections_expected
+from precis.engine.summary.strategies.account import run_account
 from precis.engine.summary.strategies.map_reduce import run_map_reduce
 from precis.engine.summary.strategies.notes import run_notes
 from precis.engine.summary.strategies.rolling import run_rolling
@@ -26,6 +28,8 @@ class Strategy:
 
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("account", "Account (what happens in each part, in order, in prose; every sentence traced to the "
+             "document)", run_account, lambda doc, words=None: len(doc.chunks)),
     Strategy("rolling", "Rolling summary (previous summary + next part, every round)", run_rolling,
              lambda doc, words=None: len(doc.chunks)),
     Strategy("map-reduce", "Map-reduce (each part alone, then merged level by level)", run_map_reduce,

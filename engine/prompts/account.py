@@ -1,0 +1,203 @@
+"""Prompts and output grammars of the account: what happens in each part, said in a held shape.
+
+The model reads one whole part (with the names the document gave before it in view, so that it can say who
+acts) and writes a fixed number of numbered lines, each one sentence of "who does what (to whom, why)". A
+GBNF grammar holds the shape: exactly that many lines, each opening with a name the document uses or a
+noun phrase ("The crew", "A guard"), never with a pronoun, "I" or "you"; bounded in length; no brackets,
+no second sentence. The rules and a worked example (a made-up document of the same kind, given as an
+earlier exchange) come first and are the same every part, so llama.cpp's prefix reuse evaluates them once.
+
+Why this shape (docs/quality.md, "The account"): the 1.5B model cannot rewrite a whole summary each round,
+nor say one sentence without its context, nor write free prose with the summary in view (it writes the
+story on); it can read a part and say what happens in it when the answer is held to a shape.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from precis.engine.prompts.layout import is_japanese
+from precis.engine.prompts.presets import Preset
+
+LINE_CHARS = (12, 170)          # one line's sentence after its opening name, characters
+JA_LINE_CHARS = (8, 90)
+TOKENS_PER_LINE = 70            # a line and its number, at most (the grammar's bound is about 50 tokens)
+JA_TOKENS_PER_LINE = 110
+GROUP_OPENERS = ("The ", "A ", "An ")       # a line may open with a noun phrase instead of a name
+
+SYSTEM = "You tell what happens in a long document, one part at a time. You only write the numbered lines."
+SYSTEM_JA = "長い文書を一部ずつ読み、そこで起きたことを伝えます。番号付きの行だけを書きます。"
+
+RULES = "\n".join([
+    '[Rules]',
+    'I send one part of a document at a time. Read the whole part, then say what happens in it: its '
+    'main events, in order, one per line.',
+    'Each line is one sentence: who does what (to whom, and why), in the present tense, in at most '
+    '25 words of your own. Never copy a sentence of the part.',
+    'Say what is done, found, proposed or decided, with the names, figures and reasons the part '
+    'gives; not only that someone discusses or asks about something.',
+    'Begin each line with the name of the person or group who acts, as the document names them; '
+    'never with he, she, they, I or you.',
+    'Only what the part says: no comment on the document, no question.',
+    '[End of rules]',
+])
+RULES_JA = "\n".join([
+    '[ルール]',
+    '文書の一部を一つずつ送ります。その部分を全部読んでから、そこで起きた主なことを順に、1 行に一つずつ書くこと。',
+    '各行は一文：誰が何を（誰に、なぜ）したか。自分の言葉で 60 字以内。本文の文をそのまま写さない。',
+    '何をした・わかった・提案した・決めたかを、その部分にある名前・数字・理由とともに書く。「〜について話し合う」だけで終わらせない。',
+    '行は、行動した人や組織の名前から始める（文書での呼び方のとおりに）。',
+    'その部分に書かれていることだけを書く。文書についての感想や質問は書かない。',
+    '[ルールここまで]',
+])
+
+# Worked examples: made-up documents, nothing of any real one (a line that repeats their words where the part
+# does not is refused: engine.summary.checks.grounding, "example_leak").
+STORY_EXAMPLE = ("The storm had kept the ferry in port for two days. On the third morning Captain Ilse Varga ordered "
+                 "the crew aboard, though the radio still warned of high seas. Her first mate, Tomas, argued that the "
+                 "engine would not survive another crossing. \"Then we row,\" she said. They left at dawn. Halfway "
+                 "across, the engine died, and Tomas spent four hours repairing it while the passengers bailed water. "
+                 "When they reached the island, the mayor was waiting on the pier with the medicine the ferry had "
+                 "come for.")
+STORY_ANSWER = ("[1] Captain Ilse Varga orders the crew aboard after a two-day storm, despite warnings of high seas.\n"
+                "[2] Tomas, her first mate, argues that the engine will not survive the crossing.\n"
+                "[3] The engine fails halfway, and Tomas repairs it in four hours while the passengers bail water.\n"
+                "[4] The ferry reaches the island, where the mayor waits with the medicine it came for.")
+MEETING_EXAMPLE = ("Chair: Okay, let's start. The point today is the new delivery van. Sara, the quotes?\n"
+                   "Sara: Um, I got two. Vanline is 31,000 and Kessler is 27,500, but Kessler can't deliver before "
+                   "June.\nChair: June is too late for the summer season.\n"
+                   "Ravi: I'd still take Kessler. We could rent a van for May, that's about 900 a month.\n"
+                   "Chair: Okay, fair. So Kessler, plus a rental for May. Ravi, can you book the rental by Friday?\n"
+                   "Ravi: Sure.\nSara: And who asks the bank about the loan? Nobody yet, I think.")
+MEETING_ANSWER = ("[1] The Chair opens the meeting on buying a new delivery van.\n"
+                  "[2] Sara reports two quotes: Vanline at 31,000 and Kessler at 27,500, delivering only from June.\n"
+                  "[3] Ravi proposes Kessler with a rented van for May at about 900 a month, and the Chair agrees.\n"
+                  "[4] Ravi will book the rental by Friday, and nobody is yet asking the bank about the loan.")
+CHAT_EXAMPLE = ("[user] The nightly backup failed again, can you look at the log?\n"
+                "[assistant] The log shows the disk filled up at 02:10. I'll rotate the old archives and keep 7 days.\n"
+                "[tool] removed 212 files\n"
+                "[assistant] Done: that freed 41 GB. From now on the job checks free space before it starts.\n"
+                "[user] Good. Tomorrow let's move the archives to the NAS.")
+CHAT_ANSWER = ("[1] The user asks the assistant to find out why the nightly backup failed.\n"
+               "[2] The assistant finds the disk full at 02:10 and rotates old archives, keeping 7 days and freeing "
+               "41 GB.\n"
+               "[3] The assistant makes the job check free space before it starts, from now on.\n"
+               "[4] The user plans to move the archives to the NAS tomorrow.")
+STORY_EXAMPLE_JA = ("嵐のため、フェリーは二日間港を出られなかった。三日目の朝、ヴァルガ船長は高波の警報が続くなか"
+                    "乗組員を"
+                    "船に呼んだ。一等航海士のトマスは、エンジンがもう一度の航海には耐えられないと反対した。途中でエンジン"
+                    "が止まり、トマスが四時間かけて修理するあいだ、乗客は水をかき出した。島に着くと、町長が薬を持って"
+                    "桟橋で待っていた。")
+STORY_ANSWER_JA = ("[1] ヴァルガ船長が、二日間の嵐のあと警報をおして乗組員を船に呼ぶ。\n"
+                   "[2] 一等航海士のトマスが、エンジンが航海に耐えないと反対する。\n"
+                   "[3] 途中でエンジンが止まり、トマスが四時間かけて直すあいだ乗客が水をかき出す。\n"
+                   "[4] フェリーが島に着き、町長が薬を持って桟橋で待っている。")
+MEETING_EXAMPLE_JA = ("議長：では始めます。今日の議題は新しい配送用バンです。佐藤さん、見積もりは？\n"
+                      "佐藤：二社から取りました。A社は310万円、B社は275万円ですが、B社は6月まで納車できません。\n"
+                      "議長：6月では夏の繁忙期に間に合いません。\n"
+                      "田中：それでもB社がいいと思います。5月はレンタルで、月9万円ほどです。\n"
+                      "議長：では、B社と5月のレンタルで。田中さん、金曜日までにレンタルを予約してください。\n"
+                      "田中：わかりました。")
+MEETING_ANSWER_JA = ("[1] 議長が、新しい配送用バンの購入を議題に会議を始める。\n"
+                     "[2] 佐藤が二社の見積もりを報告する：A社は310万円、B社は275万円で納車は6月から。\n"
+                     "[3] 田中が5月を月9万円ほどのレンタルでしのぐB社案を出し、議長が了承する。\n"
+                     "[4] 田中が金曜日までにレンタルを予約する。")
+
+EXAMPLE_LINES = 4
+
+
+@dataclass(frozen=True)
+class AccountLayout:
+    preset: Preset
+    date: str
+    language: str | None = None
+
+    @property
+    def japanese(self) -> bool:
+        return is_japanese(self.language)
+
+    def example(self) -> tuple[str, str]:
+        """The worked example of the preset's kind of document (a story's for any other)."""
+        if self.japanese:
+            if self.preset.name in ("meeting-minutes", "conversation-archive"):
+                return MEETING_EXAMPLE_JA, MEETING_ANSWER_JA
+            return STORY_EXAMPLE_JA, STORY_ANSWER_JA
+        if self.preset.name == "meeting-minutes":
+            return MEETING_EXAMPLE, MEETING_ANSWER
+        if self.preset.name == "conversation-archive":
+            return CHAT_EXAMPLE, CHAT_ANSWER
+        return STORY_EXAMPLE, STORY_ANSWER
+
+    def part_messages(self, part: str, number: int, parts: int, names: list[str], count: int,
+                      topics: list[str] = ()) -> list[dict]:
+        """What happens in part ``number`` of ``parts`` (1-based), in ``count`` lines; ``topics``: words the part
+        keeps coming back to (engine.summary.part_topics), shown after it."""
+        example, answer = self.example()
+        rules = RULES_JA if self.japanese else RULES
+        ask = "起きたこと" if self.japanese else "What happens"
+        names_line = ""
+        if names:
+            names_line = ("これまでに出てきた名前：" + "、".join(names) if self.japanese
+                          else "Names met so far: " + ", ".join(names)) + "\n"
+        topics_line = ""
+        if topics:
+            topics_line = ("この部分でよく出てくる語：" + "、".join(topics) if self.japanese
+                           else "It keeps coming back to: " + ", ".join(topics)) + "\n"
+        return [{"role": "system", "content": SYSTEM_JA if self.japanese else SYSTEM},
+                {"role": "user", "content": f"{rules}\n<part>\n{example}\n</part>\n{ask} ([1] to [{EXAMPLE_LINES}]):"},
+                {"role": "assistant", "content": answer},
+                {"role": "user", "content": f"{names_line}<part {number} of {parts}>\n{part.strip()}\n</part>\n"
+                                            f"{topics_line}{ask} ([1] to [{count}]):"}]
+
+    def restate_messages(self, passage: str, names: list[str]) -> list[dict]:
+        """One line for a passage of the part: the second ask for a line its checks refused, with the
+        sentences it was linked to (and their neighbours) in view."""
+        example, answer = self.example()
+        first_answer = answer.splitlines()[0]
+        rules = RULES_JA if self.japanese else RULES
+        ask = "起きたこと" if self.japanese else "What happens"
+        names_line = ""
+        if names:
+            names_line = ("これまでに出てきた名前：" + "、".join(names) if self.japanese
+                          else "Names met so far: " + ", ".join(names)) + "\n"
+        return [{"role": "system", "content": SYSTEM_JA if self.japanese else SYSTEM},
+                {"role": "user", "content": f"{rules}\n<part>\n{example}\n</part>\n{ask} ([1] to [1]):"},
+                {"role": "assistant", "content": first_answer},
+                {"role": "user", "content": f"{names_line}<part>\n{passage.strip()}\n</part>\n{ask} ([1] to [1]):"}]
+
+    def grammar(self, count: int, names: list[str]) -> str:
+        return account_grammar(count, names, self.japanese)
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_NAME_SHAPE = re.compile(r"^[^\n\[\]]{1,60}$")
+
+
+def account_grammar(count: int, names: list[str], japanese: bool = False) -> str:
+    """GBNF of exactly ``count`` numbered lines "[1] ..." in order, each one sentence. English: each opens with
+    one of ``names`` or a noun phrase ("The crew", "A guard"), so none opens with a pronoun, "I" or "you"; a
+    full stop inside the sentence only between digits ("3.5") or in letters' abbreviations ("A.D.", "U.S.").
+    Japanese: a sentence up to its "。"."""
+    lines = [f'line{i} ::= "[{i}] " sentence "\\n"' for i in range(1, count + 1)]
+    if japanese:
+        lo, hi = JA_LINE_CHARS
+        body = [f'sentence ::= jchar{{{lo},{hi}}} "。"', r'jchar ::= [^\n\[\]。]']
+    else:
+        lo, hi = LINE_CHARS
+        openers = [f'{_literal(n)} (" " | "\'s ")' for n in dict.fromkeys(names) if _NAME_SHAPE.match(n)]
+        openers += [f'{_literal(g)} [A-Za-z]' for g in GROUP_OPENERS]
+        body = [f"sentence ::= opener lchar{{{lo},{hi}}} [.!]",
+                "opener ::= " + " | ".join(f"({o})" for o in openers),
+                r'lchar ::= [^\n\[\].!?] | [0-9] "." [0-9] | "." [A-Z] "."']
+    return "\n".join(["root ::= " + " ".join(f"line{i}" for i in range(1, count + 1)), *lines, *body, ""])
+
+
+_LINE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+?)\s*$")
+
+
+def parse_lines(text: str) -> dict[int, str]:
+    """The line text by number from "[n] ..." lines."""
+    return {int(m.group(1)): m.group(2) for m in map(_LINE.match, text.splitlines()) if m}

@@ -1,0 +1,112 @@
+"""The account's lines in the preset's shape, by code: prose paragraphs in the document's order, with the
+references of each sentence, and the sections a preset asks for after them. No model call.
+
+- Any document: a paragraph per part, a part of fewer than PARAGRAPH_MIN_SENTENCES lines running on into the
+  next, each sentence followed by the references to the sentences of the document it rests on ("... [4, 5].").
+- A meeting (the minutes' preset, whose tasks are "Action" lines): the lines that assign a task (engine.summary.
+  facts.is_task: "Ravi will book the rental by Friday") close the account under "## Action items".
+- A day with an assistant (the conversation archive's preset): the seed's layers: "## Done" over the paragraphs
+  of what was done, then "## Decisions and judgements" and "## Reusable patterns" as bullets, a line going to
+  the first layer whose cue words it holds (resources/presets), and the tasks under "## TODO".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from precis.engine.prompts.presets import Preset
+from precis.engine.summary.facts import is_task
+from precis.engine.summary.language import is_japanese
+
+PARAGRAPH_MIN_SENTENCES = 3
+ACTION_ITEMS, ACTION_ITEMS_JA = "Action items", "対応事項"
+_END = re.compile(r"([.!?。！？]+[\"”’」)]?)$")
+
+
+@dataclass
+class AccountLine:
+    text: str                          # one sentence, as the model wrote it (checked)
+    part: int                          # the chunk it tells
+    notes: list[int] = field(default_factory=list)   # the notes (the document's sentences) it rests on
+    asked_again: bool = False          # its first wording was refused; this is the second ask's
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AccountLine":
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+    def cited(self) -> str:
+        """The sentence with its references before its full stop: "Maitland wakes in a strange room [3]."."""
+        if not self.notes:
+            return self.text
+        refs = f"[{', '.join(str(i) for i in self.notes)}]"
+        m = _END.search(self.text)
+        if not m:
+            return f"{self.text} {refs}"
+        body = self.text[:m.start()]
+        return f"{body}{'' if is_cjk(body[-1:]) else ' '}{refs}{m.group(1)}"
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(ch) and ord(ch) > 0x3000
+
+
+def reading_chars(lines: list[AccountLine]) -> int:
+    """What the account takes to read: its sentences and the spaces between them (no references)."""
+    return sum(len(line.text) + 1 for line in lines)
+
+
+def paragraphs(lines: list[AccountLine]) -> list[str]:
+    """Consecutive lines as paragraphs, one per part, a short part's lines running on into the next."""
+    out: list[str] = []
+    current: list[AccountLine] = []
+    for line in lines:
+        if current and line.part != current[-1].part and len(current) >= PARAGRAPH_MIN_SENTENCES:
+            out.append(_joined(current))
+            current = []
+        current.append(line)
+    if current:
+        out.append(_joined(current))
+    return out
+
+
+def _joined(lines: list[AccountLine]) -> str:
+    cited = [line.cited() for line in lines]
+    if all(is_cjk(c[-1:]) or c.endswith(("。", "」")) for c in cited):
+        return "".join(cited)
+    return " ".join(cited)
+
+
+def _label(label: str, label_ja: str, language: str | None) -> str:
+    return label_ja if label_ja and is_japanese(language) else label
+
+
+def account_text(lines: list[AccountLine], preset: Preset, language: str | None) -> str:
+    """The account as the summary shows it (see the module's docstring)."""
+    tasks = [line for line in lines if (preset.task_section or preset.task_label) and is_task(line.text)]
+    told = [line for line in lines if line not in tasks]
+    out: list[str] = []
+    if preset.note_layers:
+        rest = next((i for i, layer in enumerate(preset.note_layers) if layer.cue is None), 0)
+        layered: dict[int, list[AccountLine]] = {}
+        for line in told:
+            at = next((i for i, layer in enumerate(preset.note_layers) if layer.cue and layer.cue.search(line.text)),
+                      rest)
+            layered.setdefault(at, []).append(line)
+        for i, layer in enumerate(preset.note_layers):
+            if i not in layered:
+                continue
+            out += [f"## {_label(layer.label, layer.label_ja, language)}", ""]
+            if i == rest:
+                out += [p + "\n" for p in paragraphs(layered[i])]
+            else:
+                out += [f"- {line.cited()}" for line in layered[i]] + [""]
+    else:
+        out += [p + "\n" for p in paragraphs(told)]
+    if tasks:
+        heading = _label(preset.task_section, preset.task_section_ja, language) if preset.task_section \
+            else _label(ACTION_ITEMS, ACTION_ITEMS_JA, language)
+        out += [f"## {heading}", ""] + [f"- {line.cited()}" for line in tasks]
+    return "\n".join(out).strip()

@@ -1,0 +1,107 @@
+"""Evidence after writing: each sentence the model wrote, linked to the sentences of the part it rests on.
+
+The account's model reads a whole part and says what happens in it; nothing it writes carries a quote. Code
+finds the quotes afterwards: every sentence of the part is scored by the words and numbers it shares with
+what was written, each shared unit weighted by how rare it is in the part (a name said in every line of a
+meeting ties a written line to no sentence in particular), and up to MAX_REFERENCES sentences are taken
+greedily, each for the units the ones before it did not hold. The references are what the window and the
+summary file show under the sentence; how much of the written sentence they hold is what the support check
+reads (engine.summary.checks).
+
+Units are content words (stemmed as engine.summary.evidence stems them), numbers, and for Japanese the
+character bigrams; a present-tense line ("Maitland wakes") shares fewer words with past-tense narrative
+("Maitland woke") than a copied one would, so the thresholds that read these figures are lenient on purpose.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from precis.engine.documents.spoken_text import TITLE_STOP
+from precis.engine.documents.wrapped_lines import unwrapped
+from precis.engine.summary.evidence import cjk_bigrams, content_words
+
+MAX_REFERENCES = 3
+MIN_SENTENCE_CHARS = 8
+# A sentence as the document has it: up to its full stop (not one inside "3.5" or "Mr. Jones"), or its line
+_SENTENCE = re.compile(rf"(?:[^.!?。！？\n]|\.(?=[\w)])|{TITLE_STOP}){{1,600}}[.!?。！？]*[\"”’」)]?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class SourceSentence:
+    start: int          # offset in the part
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Alignment:
+    references: tuple[SourceSentence, ...]   # in the part's order
+    held_share: float                        # share of the written sentence's units the references hold
+    part_share: float                        # ... that the whole part holds
+    units: int                               # the written sentence's units
+
+    @property
+    def quotes(self) -> str:
+        return " ".join(s.text for s in self.references)
+
+
+def source_sentences(part: str) -> list[SourceSentence]:
+    """The part's sentences with their offsets (a hard-wrapped story's line breaks read as spaces)."""
+    text = unwrapped(part)
+    found = []
+    for m in _SENTENCE.finditer(text):
+        raw = m.group(0)
+        body = raw.strip()
+        if len(body) < MIN_SENTENCE_CHARS or not any(c.isalnum() for c in body):
+            continue
+        start = m.start() + raw.index(body)
+        found.append(SourceSentence(start, start + len(body), part[start:start + len(body)]))
+    return found
+
+
+def units(text: str) -> set[str]:
+    """What a sentence says, as comparable units: content words and numbers; Japanese character bigrams."""
+    found = content_words(text) | {"#" + n.replace(",", "") for n in _NUMBER.findall(text)}
+    return found | cjk_bigrams(text)
+
+
+class PartIndex:
+    """A part's sentences and how rare each unit is among them, built once per part."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        self.sentences = source_sentences(part)
+        self.sentence_units = [units(s.text) for s in self.sentences]
+        self.all_units = set().union(*self.sentence_units) if self.sentence_units else set()
+        counts: dict[str, int] = {}
+        for found in self.sentence_units:
+            for u in found:
+                counts[u] = counts.get(u, 0) + 1
+        n = max(1, len(self.sentences))
+        self.weight = {u: math.log(1 + n / c) for u, c in counts.items()}
+
+    def align(self, written: str) -> Alignment:
+        wanted = units(written)
+        if not wanted:
+            return Alignment((), 0.0, 0.0, 0)
+        covered: set[str] = set()
+        chosen: list[int] = []
+        for _ in range(MAX_REFERENCES):
+            best, best_gain = -1, 0.0
+            for i, found in enumerate(self.sentence_units):
+                if i in chosen:
+                    continue
+                gain = sum(self.weight[u] for u in (found & wanted) - covered)
+                if gain > best_gain:
+                    best, best_gain = i, gain
+            # a further reference must add a unit that is not in every other sentence
+            if best < 0 or (chosen and best_gain < 1.0):
+                break
+            chosen.append(best)
+            covered |= self.sentence_units[best] & wanted
+        references = tuple(self.sentences[i] for i in sorted(chosen))
+        return Alignment(references, len(covered) / len(wanted), len(wanted & self.all_units) / len(wanted),
+                         len(wanted))

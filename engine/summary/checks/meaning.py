@@ -1,0 +1,72 @@
+"""Checks that what was written means what its sentences mean: who did what to whom, and whether."""
+from __future__ import annotations
+
+import re
+
+from precis.engine.summary.alignment import PartIndex
+from precis.engine.summary.checks import ACCOUNT_LINE, Check, Claim, Example
+from precis.engine.summary.evidence import STOPWORDS, _stem, negation_invented
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def _negation(claim: Claim) -> str | None:
+    """A negation the sentences it rests on do not make: "Swarts does not answer" of "Swarts answered"."""
+    if claim.alignment and claim.alignment.references and negation_invented(claim.text, claim.sources):
+        return "a negation its sentences do not make"
+    return None
+
+
+def _positions(words: list[str], wanted: str) -> list[int]:
+    return [i for i, w in enumerate(words) if w == wanted]
+
+
+def _roles(claim: Claim) -> str | None:
+    """Who did what to whom, turned around: the sentence written names X before its verb and Y after it,
+    where a sentence it rests on names Y before that verb and X after it, and X nowhere before it ("Bruce
+    frowned slyly at Jacobs' thin face" of "Jacobs' thin face frowned slyly at Bruce", a held-out story)."""
+    if not claim.alignment:
+        return None
+    written = [w.lower().rstrip("'’s") if w[0].isupper() else _stem(w.lower()) for w in _WORD.findall(claim.text)]
+    names = {w.lower().rstrip("'’s") for w in _WORD.findall(claim.text)
+             if w[0].isupper() and w.lower() not in STOPWORDS}
+    for source in claim.alignment.references:
+        said = [w.lower().rstrip("'’s") if w[0].isupper() else _stem(w.lower()) for w in _WORD.findall(source.text)]
+        shared = [n for n in names if n in said]
+        if len(shared) < 2:
+            continue
+        for v, verb in enumerate(written):
+            if verb in names or len(verb) < 4 or verb not in said:
+                continue
+            before = [n for n in shared if n in written[:v]]
+            after = [n for n in shared if n in written[v + 1:]]
+            at = said.index(verb)
+            for x in before:
+                for y in after:
+                    if x == y:
+                        continue
+                    if y in said[:at] and x in said[at + 1:] and x not in said[:at]:
+                        return (f"{x.title()} and {y.title()} swapped around '{verb}' "
+                                f"(the sentence: {source.text[:80]!r})")
+            break               # the first verb the sentence shares decides
+    return None
+
+
+def _claim(text: str, part: str) -> Claim:
+    return Claim(text, part, PartIndex(part).align(text))
+
+
+MARS = ("Bruce invited them in. Jacobs' thin face frowned slyly at Bruce. \"We all know you killed Lieutenant "
+        "Doran,\" Terrence said. Swarts answered every question Maitland asked.")
+
+CHECKS = (
+    Check("negation_invented", frozenset({ACCOUNT_LINE}), None, _negation,
+          refuses=(Example(_claim("Swarts does not answer Maitland's questions.", MARS), "the opposite of the part"),),
+          passes=(Example(_claim("Swarts answers every question Maitland asks.", MARS), "as said"),)),
+    Check("roles_swapped", frozenset({ACCOUNT_LINE}), frozenset({"en"}), _roles,
+          refuses=(Example(_claim("Bruce frowned slyly at Jacobs' thin face.", MARS),
+                           "who frowns at whom, inverted (a held-out story, issue 38)"),
+                   Example(_claim("Maitland answers every question Swarts asks.", MARS), "asker and answerer swapped")),
+          passes=(Example(_claim("Jacobs frowns slyly at Bruce.", MARS), "as said"),
+                  Example(_claim("Bruce invites Jacobs and Terrence in.", MARS), "one name only in its sentence"))),
+)

@@ -1,0 +1,246 @@
+"""The account: what happens in the document, in its order, in prose, every sentence traced to it.
+
+for each part:   the model reads the whole part, with the names the document gave so far in view, and says what
+                 happens in it in a few numbered one-sentence lines held to a shape by a grammar ("who does what
+                 (to whom, why)", opening with a name: engine.prompts.account); code links each line to the
+                 part's sentences that hold its words (engine.summary.alignment) and holds it to them with the
+                 named checks (engine.summary.checks); a refused line is asked again once, from the passage it
+                 was linked to, and dropped if it fails again; the account grows by the lines kept
+at the end:      code puts the lines in the preset's shape (engine.summary.account_shape): a paragraph per part
+                 or two, a meeting's action items and a day's layers and TODOs after them; an account past its
+                 length has its most related neighbouring lines merged (a marked compaction round)
+
+The model never sees the account and never rewrites it, so no round can shrink what came before; the curve
+shows the account's length after every part. Why this and not the notes strategy (code-chosen sentences,
+each reworded alone) nor free prose: docs/quality.md, "The account".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
+from precis.engine.planning.run_plan import PlannedDocument
+from precis.engine.planning.summary_length import account_chars_for, account_lines_for_part
+from precis.engine.prompts.account import (
+    JA_TOKENS_PER_LINE,
+    TOKENS_PER_LINE,
+    AccountLayout,
+    parse_lines,
+)
+from precis.engine.summary.account_shape import AccountLine, account_text, reading_chars
+from precis.engine.summary.alignment import Alignment, PartIndex
+from precis.engine.summary.cast import names_met
+from precis.engine.summary.checks import ACCOUNT_LINE, Claim, judge
+from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, compact_round, pairs_to_merge
+from precis.engine.summary.evidence import Note
+from precis.engine.summary.noise import is_noise
+from precis.engine.summary.notes_extraction import LineIndex
+from precis.engine.summary.part_topics import topic_words
+from precis.engine.summary.salience import subject_sentences
+from precis.engine.summary.shown_part import PartsShown, ShownPart
+from precis.engine.summary.strategies.base import RunContext, document_language
+
+PASSAGE_NEIGHBOURS = 2          # sentences either side of a refused line's references, shown when it is asked again
+ACCOUNT_SLACK = 0.10            # an account over its length by less than this is not compacted
+
+
+@dataclass
+class PartAccount:
+    """What one part gave: the lines kept, the refused ones with the checks that refused them, the calls."""
+    lines: list[AccountLine] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
+    results: list = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
+    """Generator of the account's events over one document; the summary and its evidence land in the state."""
+    if subject_sentences(doc.text):
+        # A git log: a changelog is made of its commit subjects as their authors wrote them (the notes
+        # strategy's, no rewording); an account of "what happens" in a log would retell the subjects.
+        from precis.engine.summary.strategies.notes import run_notes
+        yield from run_notes(ctx, doc, total_rounds)
+        return
+    language = document_language(ctx, doc)
+    layout = AccountLayout(ctx.layout.preset, ctx.layout.date, language)
+    lines = [AccountLine.from_dict(d) for d in ctx.state.evidence.get(doc.name, [])]
+    notes = [Note.from_dict(d) for d in ctx.state.notes.get(doc.name, [])]
+    done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "account")}
+    shown_parts = PartsShown(doc.text)
+    line_index = LineIndex(doc.text)
+    target_chars = account_chars_for(doc.said_tokens, ctx.summary_words)
+    document_tokens = max(1, sum(c.tokens for c in doc.chunks))
+    for chunk in doc.chunks:
+        if chunk.index in done:
+            continue
+        ctx.check_cancel()
+        index = ctx.next_index()
+        before = account_text(lines, ctx.layout.preset, language)
+        shown = shown_parts.part(chunk.sent_start_char, chunk.end_char)
+        if (ctx.skip_noise and is_noise(doc.text[chunk.sent_start_char:chunk.end_char])) or not shown.text.strip():
+            yield RoundStarted(index, "account", chunk.index, total_rounds, chunk.tokens, len(before), shown.text,
+                               before)
+            yield NoiseSkipped(index, chunk.index, "only logs, tool calls or greetings: nothing happens in it")
+            record = ctx.record(index, "account", doc.name, chunk, before, before, [], ["noise_skipped"])
+            yield ctx.finish_round(record, doc.name, before)
+            continue
+        count = account_lines_for_part(target_chars, chunk.tokens, document_tokens)
+        got = yield from account_of_part(ctx, index, layout, doc, chunk, shown, count, lines, notes, line_index,
+                                         total_rounds)
+        lines += got.lines
+        notes += got.notes
+        _save(ctx, doc.name, lines, notes)
+        after = account_text(lines, ctx.layout.preset, language)
+        record = ctx.record(index, "account", doc.name, chunk, before, after, got.results, got.flags)
+        record.notes_kept, record.notes_unsupported = len(got.lines), len(got.refused)
+        record.refused = got.refused
+        yield ctx.finish_round(record, doc.name, after)
+    lines = yield from compact_account(ctx, doc, lines, notes, target_chars, total_rounds, language)
+    _save(ctx, doc.name, lines, notes)
+    ctx.state.summaries[doc.name] = account_text(lines, ctx.layout.preset, language)
+    ctx.state.save()
+
+
+def _save(ctx: RunContext, document: str, lines: list[AccountLine], notes: list[Note]) -> None:
+    ctx.state.evidence[document] = [line.as_dict() for line in lines]
+    ctx.state.notes[document] = [n.as_dict() for n in notes]
+
+
+def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: PlannedDocument, chunk, shown: ShownPart,
+                    count: int, earlier: list[AccountLine], notes: list[Note], line_index: LineIndex,
+                    total_rounds: int):
+    """Generator (RoundStarted, TokensGenerated); returns PartAccount: the part's lines that passed their checks,
+    each with the notes (the part's sentences) it rests on."""
+    out = PartAccount()
+    yield RoundStarted(index, "account", chunk.index, total_rounds, chunk.tokens,
+                       reading_chars(earlier), shown.text, "", 1)
+    names = names_met(doc.text[:chunk.end_char])
+    part_index = PartIndex(shown.text)
+    example = layout.example()[0]
+    per_line = JA_TOKENS_PER_LINE if layout.japanese else TOKENS_PER_LINE
+    weights = ctx.document_index(doc)[1]
+    topics = topic_words(weights, weights.sentences_in(doc.text[chunk.sent_start_char:chunk.end_char],
+                                                      chunk.sent_start_char), names)
+    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, count, topics)
+    # The plan's chunk leaves room for a rolling round's summary in and out; the account has no summary in, so
+    # its prompt and lines fit: checked, and the lines asked for lowered if a context is too small for them
+    room = ctx.budget.n_ctx - ctx.renderer.count(ctx.renderer.render(messages)) - ctx.budget.margin
+    count = max(1, min(count, (room - 8) // per_line))
+    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, count, topics)
+    result = yield from ctx.call(index, messages, per_line * count + 8,
+                                 replace(ctx.sampling, grammar=layout.grammar(count, names)))
+    out.results.append(result)
+    written = parse_lines(result.raw)
+    said = [line.text for line in earlier]
+    next_id = max((n.id for n in notes), default=0) + 1
+    for number in range(1, count + 1):
+        text = " ".join(written.get(number, "").split())
+        if not text:
+            continue
+        claim = _claim(text, shown, part_index, names, said, layout.language, example)
+        verdict = judge(claim, ACCOUNT_LINE)
+        asked_again = False
+        if not verdict.passed:
+            ctx.check_cancel()
+            again = yield from _asked_again(ctx, index, layout, shown, part_index, claim.alignment, names, said,
+                                            example, out)
+            asked_again = True
+            out.refused.append({"text": text, "checks": verdict.names,
+                                "reasons": [r.reason for r in verdict.refusals],
+                                "kept_instead": again.text if again else ""})
+            if again is None:
+                continue
+            claim = again
+        line_notes = _reference_notes(claim.alignment, shown, claim.text, doc, chunk.index, next_id, line_index)
+        next_id += len(line_notes)
+        out.notes += line_notes
+        out.lines.append(AccountLine(claim.text, chunk.index, [n.id for n in line_notes], asked_again))
+        said.append(claim.text)
+    if out.refused:
+        out.flags.append("lines_refused")
+    if any(line.asked_again for line in out.lines):
+        out.flags.append("asked_again")
+    if not out.lines:
+        out.flags.append("nothing_kept")
+    return out
+
+
+def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str], said: list[str],
+           language: str | None, example: str) -> Claim:
+    return Claim(text, shown.text, part_index.align(text), tuple(names), tuple(said), language, example)
+
+
+def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: ShownPart, part_index: PartIndex,
+                 alignment: Alignment | None, names: list[str], said: list[str], example: str, out: PartAccount):
+    """Generator; returns the Claim of one line said again from the passage a refused line was linked to (its
+    references and PASSAGE_NEIGHBOURS sentences either side), or None when it is refused again or there is no
+    such passage. One short call: the passage is a few sentences, the rules and example are reused."""
+    if alignment is None or not alignment.references:
+        return None
+    sentences = part_index.sentences
+    positions = [sentences.index(s) for s in alignment.references]
+    first = max(0, min(positions) - PASSAGE_NEIGHBOURS)
+    last = min(len(sentences), max(positions) + PASSAGE_NEIGHBOURS + 1)
+    passage = shown.text[sentences[first].start:sentences[last - 1].end]
+    per_line = JA_TOKENS_PER_LINE if layout.japanese else TOKENS_PER_LINE
+    result = yield from ctx.call(index, layout.restate_messages(passage, names), per_line + 8,
+                                 replace(ctx.strict_sampling, grammar=layout.grammar(1, names)))
+    out.results.append(result)
+    text = " ".join(parse_lines(result.raw).get(1, "").split())
+    if not text:
+        return None
+    claim = _claim(text, shown, part_index, names, said, layout.language, example)
+    return claim if judge(claim, ACCOUNT_LINE).passed else None
+
+
+def _reference_notes(alignment: Alignment | None, shown: ShownPart, text: str, doc: PlannedDocument, part: int,
+                     first_id: int, line_index: LineIndex) -> list[Note]:
+    """The sentences a line rests on, as notes: their quotes as the document has them, where it has them (a
+    chat turn's "[assistant] " label, shown to the model, is not the document's text there)."""
+    found = []
+    for i, sentence in enumerate(alignment.references if alignment else ()):
+        start = shown.document_offset(sentence.start)
+        end = shown.document_offset(sentence.end - 1) + 1
+        quote = doc.text[start:end].strip()
+        start += len(doc.text[start:end]) - len(doc.text[start:end].lstrip())
+        end = start + len(quote)
+        found.append(Note(first_id + i, text, quote, doc.name, part, start, end, line_index.line_of(start),
+                          line_index.line_of(max(start, end - 1)), round(100 * alignment.held_share, 1), "aligned"))
+    return found
+
+
+def compact_account(ctx: RunContext, doc: PlannedDocument, lines: list[AccountLine], notes: list[Note],
+                    target_chars: int, total_rounds: int, language: str | None):
+    """Generator; returns the lines, the most related neighbours merged (each merge checked and citing both
+    lines' sentences: engine.summary.compaction) while the account is longer than ``target_chars``. Every part
+    gives one line at least, so a long document read in many small parts can outgrow its length."""
+    if reading_chars(lines) <= target_chars * (1 + ACCOUNT_SLACK) or len(lines) < 2:
+        return lines
+    by_id = {n.id: n for n in notes}
+    tried: set[tuple[int, int]] = set()
+    for _ in range(MAX_COMPACTION_ROUNDS):
+        excess = reading_chars(lines) - target_chars
+        bullets = [Bullet(line.text, tuple(by_id[i] for i in line.notes) or (_bare_note(line, doc.name),))
+                   for line in lines]
+        positions = pairs_to_merge(bullets, excess, tried) if excess > 0 else []
+        if not positions:
+            break
+        ctx.check_cancel()
+        index = ctx.next_index()
+        before = account_text(lines, ctx.layout.preset, language)
+        got = yield from compact_round(ctx, index, bullets, positions, total_rounds, language, tried)
+        lines = [AccountLine(b.point, b.notes[0].part, [n.id for n in b.notes if n.id > 0],
+                             any(line.asked_again for line in lines if line.text == b.point)) for b in got.bullets]
+        after = account_text(lines, ctx.layout.preset, language)
+        record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
+                            ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
+        record.notes_kept, record.notes_unsupported = len(lines), got.refused
+        yield CompactionDone(index, len(before), len(after), bool(got.merged))
+        yield ctx.finish_round(record, doc.name, after)
+    return lines
+
+
+def _bare_note(line: AccountLine, document: str) -> Note:
+    """A stand-in for a line without references (none is kept so; a resumed older run might hold one)."""
+    return Note(-1, line.text, line.text, document, line.part, 0, 0)

@@ -1,0 +1,209 @@
+"""The account strategy with the scripted fake runtime: the part's lines, their references and checks, the
+second ask, the shape by preset, resume, compaction, chat transcripts, git logs."""
+from __future__ import annotations
+
+import re
+
+from precis.engine.events import CompactionDone, RoundFinished, RunFinished
+from precis.engine.runs.outputs import summary_markdown
+from precis.engine.runs.report import build_ledgers, build_report
+from precis.engine.runs.run import RunOptions, run_summary
+from precis.engine.runs.state import load_state
+from precis.engine.runtime.protocol import CancelToken
+from tests.fake_runtime import FakeRuntime, account_lines, diligent
+from tests.summary_fixtures import claude_code_day, conversation_day, make_plan, meeting_transcript, run_all, start
+
+STORY = "\n\n".join(
+    f"Chapter {c}. " + " ".join(
+        f"Maitland found the {w} in room {c}{i} while Swarts watched him from the door, and Ching brought "
+        f"the {w} tray at dawn." for i, w in enumerate(["brass", "amber", "silver", "copper", "violet", "ochre",
+                                                      "cobalt", "scarlet"]))
+    for c in range(1, 19)) + "\n"
+
+
+def _run(text: str, script=diligent, preset: str = "generic", n_ctx: int = 2048, **options):
+    """A whole account run; 400 words asked for, so that each part of the short test documents gets lines."""
+    options.setdefault("summary_words", 400)
+    rt = FakeRuntime(script=script, n_ctx=n_ctx)
+    plan = make_plan(rt, text, n_ctx=n_ctx, preset=preset)
+    state, opts = start(rt, plan, RunOptions(strategy="account", **options))
+    events = run_all(rt, plan, state, opts)
+    return rt, plan, state, events
+
+
+def _records(events):
+    return [e.record for e in events if isinstance(e, RoundFinished)]
+
+
+def test_every_sentence_of_the_account_is_linked_to_sentences_found_where_the_document_has_them():
+    rt, plan, state, events = _run(STORY)
+    assert [e for e in events if isinstance(e, RunFinished)][-1].outcome == "finished"
+    summary = state.summaries["day.txt"]
+    sentences = re.findall(r"[^.]+?\[[\d, ]+\]\.", summary)
+    assert len(sentences) >= len(plan.documents[0].chunks)          # every part told
+    assert not summary.startswith("#")                              # a story's account is prose, no headings
+    notes = {n["id"]: n for n in state.notes["day.txt"]}
+    for sentence in sentences:
+        ids = [int(i) for i in re.search(r"\[([\d, ]+)\]", sentence).group(1).split(", ")]
+        for i in ids:
+            n = notes[i]
+            assert STORY[n["start_char"]:n["end_char"]] == n["quote"] and n["origin"] == "aligned"
+            assert n["quote"].startswith(("Maitland", "Chapter"))
+    calls = [c for c in rt.calls if c.kind == "account"]
+    assert len(calls) == len(plan.documents[0].chunks)
+    assert "Names met so far: Maitland" in calls[-1].prompt and "Swarts" in calls[-1].prompt
+    # the curve: the account's length after every part, never shrinking
+    curve = [r.summary_chars for r in _records(events)]
+    assert curve == sorted(curve) and curve[0] > 0
+
+
+def test_a_line_its_checks_refuse_is_asked_again_from_its_passage_and_the_refusal_is_recorded_by_name():
+    def lifts_the_second_line(call):
+        if call.kind == "account":
+            lines = account_lines(call).splitlines()
+            lifted = re.findall(r"Maitland found the \w+ in room \d+ while Swarts watched him from the door",
+                                call.content)[1]
+            lines[1] = f"[2] He found it: {lifted}."
+            return "\n".join(lines) + "\n"
+        return diligent(call)
+    rt, plan, state, events = _run(STORY, lifts_the_second_line)
+    records = _records(events)
+    refused = [x for r in records for x in r.refused]
+    assert refused and all({"opener", "lifted"} <= set(x["checks"]) for x in refused)
+    assert all(x["kept_instead"] for x in refused)                  # the second ask's line passed
+    again = [c for c in rt.calls if c.kind == "account_again"]
+    assert len(again) == len(refused)
+    # the second ask shows a passage of the part (the refused line's sentences and their neighbours), not all of it
+    assert all(len(c.content) < 0.6 * len(plan.documents[0].text) / len(plan.documents[0].chunks) for c in again)
+    assert all("asked_again" in r.flags and "lines_refused" in r.flags for r in records)
+    assert "He found it" not in state.summaries["day.txt"]
+    report = build_report(plan, state, build_ledgers(plan, state), 0)
+    assert report.as_json()["rounds"][0]["refused"][0]["checks"]    # run.json says which checks refused
+
+
+def test_a_line_refused_twice_is_dropped_and_a_part_with_nothing_kept_says_so():
+    def invents(call):
+        if call.kind in ("account", "account_again"):
+            count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+            return "".join(f"[{i}] Doctor Kessler sails the ferry to Oslo.\n" for i in range(1, count + 1))
+        return diligent(call)
+    rt, plan, state, events = _run(STORY, invents)
+    records = _records(events)
+    assert all("nothing_kept" in r.flags and r.notes_kept == 0 for r in records)
+    assert all("invented_names" in x["checks"] and not x["kept_instead"] for r in records for x in r.refused)
+    assert "Kessler" not in state.summaries["day.txt"]
+
+
+def says_who_will_do_what(call):
+    """A meeting's part told as its speakers' lines, a task said as a task: "Marketing will send ..."."""
+    if call.kind != "account":
+        return diligent(call)
+    count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+    said = re.findall(r"^([A-Z][\w ]+): (.+)$", call.content, re.M)
+    lines = [f"{who} will {what.split(' will ', 1)[1]}" if " will " in what else f"{who} says {what[:1].lower()}{what[1:]}"
+             for who, what in said]
+    return "".join(f"[{i}] {lines[(i - 1) * len(lines) // count + (i == count and len(lines) > count)]}\n"
+                   for i in range(1, count + 1))
+
+
+def test_a_meetings_tasks_close_the_account_as_action_items():
+    text = meeting_transcript() * 3
+    rt, plan, state, events = _run(text, says_who_will_do_what, preset="meeting-minutes")
+    summary = state.summaries["day.txt"]
+    assert "## Action items" in summary
+    body, actions = summary.split("## Action items")
+    assert re.search(r"- .*\bwill\b.*\[\d+", actions)
+    assert not re.search(r"\bwill\b", body)
+
+
+def tells_the_day(call):
+    """What was done, what was agreed and what is left to do, in the day's words."""
+    if call.kind != "account":
+        return diligent(call)
+    count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+    points = re.findall(r"(\w+): In session (\d+), point (\d+): the budget for project (P\d+) is EUR ([\d,]+) and "
+                        r"Priya Raman signs it off by ([\d-]+)", call.content)
+    lines = []
+    for k, (who, session, _point, project, amount, day) in enumerate(points[:count]):
+        lines.append([f"{who} sets the budget for project {project} at EUR {amount} in session {session}.",
+                      f"Orin agrees on EUR {amount} as the {project} project's budget.",
+                      f"Priya Raman will sign off project {project} by {day}."][(k + int(session)) % 3])
+    return "".join(f"[{i}] {line}\n" for i, line in enumerate(lines, 1))
+
+
+def test_a_day_with_an_assistant_is_told_in_the_seeds_layers():
+    text = conversation_day(sessions=3, noise_sessions=())
+    rt, plan, state, events = _run(text, tells_the_day, preset="conversation-archive")
+    summary = state.summaries["day.txt"]
+    headings = re.findall(r"^## (.+)$", summary, re.M)
+    assert headings == ["Done", "Decisions and judgements", "TODO"]
+    done, decisions, todo = re.split(r"^## .+$", summary, flags=re.M)[1:]
+    assert "sets the budget" in done and "agrees" in decisions and "will sign off" in todo
+    assert not done.lstrip().startswith("- ") and decisions.lstrip().startswith("- ")
+
+
+def test_account_cancel_then_resume_equals_an_uninterrupted_run():
+    rt, plan, state, events = _run(STORY)
+    expected = [e for e in events if isinstance(e, RunFinished)][-1].summaries
+    rt2 = FakeRuntime()
+    plan2 = make_plan(rt2, STORY, preset="generic")
+    state2, options2 = start(rt2, plan2, RunOptions(strategy="account", summary_words=400))
+    cancel = CancelToken()
+    for event in run_summary(rt2, plan2, state2, options2, cancel):
+        if isinstance(event, RoundFinished) and event.record.index == 1:
+            cancel.cancel()
+    saved = load_state(state2.run_id)
+    assert saved.status == "cancelled" and saved.evidence["day.txt"]
+    resumed = run_all(FakeRuntime(), make_plan(FakeRuntime(), STORY, preset="generic"), saved, options2)
+    assert [e for e in resumed if isinstance(e, RunFinished)][-1].summaries == expected
+
+
+def test_an_account_longer_than_its_length_has_related_lines_merged_in_a_marked_compaction():
+    rt, plan, state, events = _run(STORY, summary_words=25)
+    compactions = [r for r in _records(events) if r.kind == "compaction"]
+    assert compactions and any(isinstance(e, CompactionDone) and e.accepted for e in events)
+    before = max(r.summary_chars for r in _records(events) if r.kind == "account")
+    assert len(state.summaries["day.txt"]) < before
+    merged = [line for line in state.evidence["day.txt"] if len(line["notes"]) > 1]
+    assert merged                                                   # a merged line cites both lines' sentences
+
+
+def test_a_chat_transcript_is_shown_as_its_peoples_words_and_quoted_where_the_document_has_them():
+    text = claude_code_day(steps=8)
+    rt, plan, state, events = _run(text, preset="conversation-archive")
+    calls = [c for c in rt.calls if c.kind == "account"]
+    assert calls and not any("coverage:" in c.content or "planning specialist" in c.content for c in calls)
+    assert any("[assistant] " in c.content for c in calls)
+    assert all("「" not in c.prompt or True for c in calls)
+    for n in state.notes["day.txt"]:
+        assert text[n["start_char"]:n["end_char"]] == n["quote"]
+        assert "coverage:" not in n["quote"]
+    assert all("起きたこと" in c.prompt for c in calls)               # asked in the document's language
+
+
+def test_a_git_logs_account_is_its_changelog_of_commit_subjects():
+    log = "\n".join(f"commit {i:040x}\nAuthor: A <a@example.com>\nDate:   Mon Nov {i + 1} 10:00:00 2026 +0000\n\n"
+                    f"    Add feature number {i} to the exporter\n" for i in range(1, 25))
+    rt, plan, state, events = _run(log, preset="project-log")
+    assert not [c for c in rt.calls if c.kind == "account"]
+    assert "Add feature number" in state.summaries["day.txt"]
+
+
+def test_the_lines_asked_for_fit_the_context_the_plan_left():
+    # the smallest context the plan allows, and a length that asks every part for 6 lines: fewer fit
+    rt, plan, state, events = _run(STORY * 2, n_ctx=1280, summary_words=3000)
+    asked = []
+    for call in [c for c in rt.calls if c.kind == "account"]:
+        asked.append(int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1)))
+        assert rt.count_tokens(call.prompt, special=True) + 70 * asked[-1] + 8 <= 1280
+    assert asked and 1 <= min(asked) < 6          # lowered where the part left no room for 6
+    assert [e for e in events if isinstance(e, RunFinished)][-1].outcome == "finished"
+
+
+def test_the_summary_file_lists_the_sources_of_every_sentence_of_the_account():
+    rt, plan, state, events = _run(STORY)
+    report = build_report(plan, state, build_ledgers(plan, state), 0)
+    markdown = summary_markdown(report, state)
+    cited = {int(i) for refs in re.findall(r"\[([\d, ]+)\]", state.summaries["day.txt"]) for i in refs.split(", ")}
+    listed = {int(i) for i in re.findall(r"^- \[(\d+)\] part", markdown, re.M)}
+    assert cited and cited == listed
