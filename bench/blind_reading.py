@@ -1,0 +1,75 @@
+"""A blind reading: a development document's human summary and two summaries of it, as A and B in random order.
+
+Usage: python -m bench.blind_reading RESULTS.json --pair account plain --out DIR [--docs ID ...] [--seed N]
+
+For each document of RESULTS.json that has both strategies' summaries (and a human summary), writes
+DIR/<doc>.md (the human summary, then "Summary A" and "Summary B", references stripped, nothing that tells which
+strategy wrote which) and DIR/key.json (which strategy is A and which B, per document: kept apart, read only
+after the verdicts are written down). The reader is told only: "Which of A and B tells the document better, as
+the human summary tells it? Say A or B, and why." Their verdicts go to docs/quality.md with the key revealed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+_REFS = re.compile(r"\s*\[\d{1,5}(?:, ?\d{1,5})*\]")
+QUESTION = ("Which of the two summaries, A or B, tells this document better, as the human summary tells it: who "
+            "and what, what happens or was decided and why, how it ends, in sentences a reader can follow, with "
+            "nothing the document does not say? Answer with A or B first, then your reasons in a few sentences.")
+
+
+def stripped(summary: str) -> str:
+    return "\n".join(_REFS.sub("", line) for line in summary.splitlines()).strip()
+
+
+def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str] | None, seed: int,
+                corpus: Path) -> dict:
+    rng = random.Random(seed)
+    by_doc: dict[str, dict[str, str]] = {}
+    for run in results["runs"]:
+        by_doc.setdefault(run["doc"], {})[run["strategy"]] = run["summary"]
+    out.mkdir(parents=True, exist_ok=True)
+    key = {}
+    for doc_id, summaries in by_doc.items():
+        if docs and doc_id not in docs or not all(s in summaries for s in pair):
+            continue
+        data = json.loads((corpus / f"{doc_id}.json").read_text(encoding="utf-8"))
+        references = [r["text"] for r in data.get("references") or []]
+        if not references:
+            continue
+        order = list(pair)
+        rng.shuffle(order)
+        key[doc_id] = {"A": order[0], "B": order[1]}
+        name = doc_id.replace("/", "__")
+        text = [f"# {data.get('title') or name}", "", "## The human summary", "", references[0].strip(), "",
+                "## Summary A", "", stripped(summaries[order[0]]), "",
+                "## Summary B", "", stripped(summaries[order[1]]),
+                "", "## The question", "", QUESTION, ""]
+        (out / f"{name}.md").write_text("\n".join(text), encoding="utf-8")
+    (out / "key.json").write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    return key
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.quality import CORPUS
+    p = argparse.ArgumentParser(prog="python -m bench.blind_reading", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", type=Path)
+    p.add_argument("--pair", nargs=2, default=["account", "plain"])
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--docs", nargs="+", default=None)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    key = write_pairs(json.loads(args.results.read_text(encoding="utf-8")), tuple(args.pair), args.out, args.docs,
+                      args.seed, CORPUS)
+    print(f"{len(key)} pairs in {args.out} (the key in {args.out / 'key.json'}: read it after the verdicts)",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
