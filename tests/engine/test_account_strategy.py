@@ -207,3 +207,13 @@ def test_the_summary_file_lists_the_sources_of_every_sentence_of_the_account():
     cited = {int(i) for refs in re.findall(r"\[([\d, ]+)\]", state.summaries["day.txt"]) for i in refs.split(", ")}
     listed = {int(i) for i in re.findall(r"^- \[(\d+)\] part", markdown, re.M)}
     assert cited and cited == listed
+
+
+def test_the_words_a_part_keeps_coming_back_to_are_shown_as_it_writes_them_without_names_or_words_of_talk():
+    from precis.engine.summary.part_topics import topic_words
+    from precis.engine.summary.salience import DocumentWeights
+    weights = DocumentWeights(STORY)
+    words = topic_words(weights, weights.sentences_in(STORY, 0), ["Maitland", "Swarts"])
+    assert "watched" in words or "brought" in words or "room" in words
+    assert not {"maitland", "swarts", "swart"} & set(words)           # names are shown apart
+    assert all(w in STORY.lower() for w in words)                     # as written, not stems ("watch", "brough")
