@@ -214,3 +214,31 @@ def test_a_folder_of_a_meeting_and_a_git_log_summarized_per_file_follows_each_on
 def test_sigterm_stops_like_ctrl_c_and_writes_the_partial_files(tmp_path, sample_document, precis_home):
     """A scheduler stops a job with SIGTERM: finished rounds are kept and the partial files written."""
     _stop_after_the_first_round(tmp_path, sample_document, precis_home, signal.SIGTERM)
+
+
+def test_the_bundled_model_through_the_account_gives_sentences_each_traced_to_the_document(tmp_path, capsys):
+    """SmolLM2-135M through the account, end to end: whatever it writes that is kept is one traced sentence
+    opening with no pronoun, and every refusal is recorded with the checks that made it."""
+    from bench.summary_reading import reading_counts
+    source = tmp_path / "meeting.txt"
+    text = meeting_transcript() * 4
+    source.write_text(text, encoding="utf-8")
+    code, events, err = _summarize([str(source), "--out", str(tmp_path / "out")], capsys, strategy="account")
+    assert code == 0, err
+    run = json.loads((tmp_path / "out" / "2026-11-27-run.json").read_text(encoding="utf-8"))
+    assert run["strategy"] == "account" and run["outcome"] == "finished"
+    rounds = [r for r in run["rounds"] if r["kind"] == "account"]
+    assert rounds and all(r["attempts"] >= 1 for r in rounds)
+    for r in rounds:
+        assert all(x["checks"] for x in r["refused"])
+    summary_md = (tmp_path / "out" / "2026-11-27-summary.md").read_text(encoding="utf-8")
+    body = summary_md.split("\n## Sources\n")[0].split("\n", 2)[2]
+    notes = {n["id"]: n for n in (run["evidence"].get("meeting.txt") or {}).get("notes", [])}
+    for n in notes.values():                                     # every quote is the document's own text
+        assert text[n["start_char"]:n["end_char"]] == n["quote"]
+    cited = [int(i) for refs in re.findall(r"\[([\d, ]+)\]", body) for i in refs.split(", ")]
+    assert set(cited) <= set(notes)
+    assert cited or "passed its checks" in body          # kept lines, or said plainly that none was
+    counts = reading_counts(body)
+    assert counts["pronoun_openers"] == 0 and counts["first_second_person"] == 0 and counts["questions"] == 0
+    assert not scaffold_lines(body)

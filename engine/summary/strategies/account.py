@@ -42,6 +42,9 @@ from precis.engine.summary.strategies.base import RunContext, document_language
 
 PASSAGE_NEIGHBOURS = 2          # sentences either side of a refused line's references, shown when it is asked again
 ACCOUNT_SLACK = 0.10            # an account over its length by less than this is not compacted
+# Never an empty summary in silence (the bundled 135M model retells the worked example, every line refused)
+NOTHING_KEPT = ("> No sentence the model wrote for this document passed its checks (run.json lists each refused "
+                "line and the checks that refused it). A larger model, or --strategy notes, gives one.")
 
 
 @dataclass
@@ -98,7 +101,7 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         yield ctx.finish_round(record, doc.name, after)
     lines = yield from compact_account(ctx, doc, lines, notes, target_chars, total_rounds, language)
     _save(ctx, doc.name, lines, notes)
-    ctx.state.summaries[doc.name] = account_text(lines, ctx.layout.preset, language)
+    ctx.state.summaries[doc.name] = account_text(lines, ctx.layout.preset, language) if lines else NOTHING_KEPT
     ctx.state.save()
 
 
