@@ -1,15 +1,16 @@
 """Summary quality on the development corpus, every strategy beside a plain refine loop, in one run.
 
-Usage: python -m bench.quality [--docs ID ...] [--model qwen1.5b|qwen0.5b|smollm2|PATH]
-                               [--strategy plain rolling map-reduce notes ...] [--n-ctx 8192]
-                               [--chunk-tokens N] [--tag NAME] [--resume]
-`make quality` runs the quick set: five documents across kinds and both languages. Every document and
-strategy is scored (bench/quality_metrics.py) and written as it finishes to
-bench/results/quality-TAG.json; docs/quality.md gets the table. Run it alone: it loads a real model and
-takes about three hours with Qwen2.5-Coder-1.5B on two cores (every strategy; the plain loop alone about
-40 minutes). A document's strategies run one after another in one process, so their times compare;
-``--resume`` goes on with an interrupted run's results file (same tag, model and context), skipping the
-runs it holds, and records when each sitting started and at which commit.
+Usage: python -m bench.quality [--set check|tune|quick|check-all|tune-all | --docs ID ...]
+                               [--model qwen1.5b|qwen0.5b|smollm2|PATH]
+                               [--strategy plain account rolling map-reduce notes ...] [--n-ctx 8192]
+                               [--chunk-tokens N] [--tag NAME] [--resume] [--no-answers]
+`make quality` runs the check half of the development corpus (CHECK_SET_RUN: documents of every kind that
+changes are not tuned on) with the plain refine loop and the account. Every document and strategy is scored
+(bench/quality_metrics.py; answerability, bench/answerability.py, with the same model) and written as it
+finishes to bench/results/quality-TAG.json; docs/quality.md gets the table. Run it alone: it loads a real model
+and takes hours with Qwen2.5-Coder-1.5B on two cores. A document's strategies run one after another in one
+process, so their times compare; ``--resume`` goes on with an interrupted run's results file (same tag, model
+and context), skipping the runs it holds, and records when each sitting started and at which commit.
 """
 from __future__ import annotations
 
