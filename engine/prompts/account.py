@@ -128,42 +128,36 @@ class AccountLayout:
             return CHAT_EXAMPLE, CHAT_ANSWER
         return STORY_EXAMPLE, STORY_ANSWER
 
+    def _listed(self, label: str, label_ja: str, words) -> str:
+        """"Names met so far: a, b" (Japanese: "...：a、b") and a line break, or "" for none."""
+        if not words:
+            return ""
+        return (label_ja + "：" + "、".join(words) if self.japanese else f"{label}: " + ", ".join(words)) + "\n"
+
+    def _messages(self, example_lines: int, user: str, count: int) -> list[dict]:
+        """The rules and the worked example (its first ``example_lines`` lines) as an earlier exchange, the same
+        every call so llama.cpp reuses them, then ``user`` and the ask for ``count`` lines."""
+        example, answer = self.example()
+        ask = "起きたこと" if self.japanese else "What happens"
+        return [{"role": "system", "content": SYSTEM_JA if self.japanese else SYSTEM},
+                {"role": "user", "content": f"{RULES_JA if self.japanese else RULES}\n<part>\n{example}\n</part>\n"
+                                            f"{ask} ([1] to [{example_lines}]):"},
+                {"role": "assistant", "content": "\n".join(answer.splitlines()[:example_lines])},
+                {"role": "user", "content": f"{user}{ask} ([1] to [{count}]):"}]
+
     def part_messages(self, part: str, number: int, parts: int, names: list[str], count: int,
                       topics: list[str] = ()) -> list[dict]:
         """What happens in part ``number`` of ``parts`` (1-based), in ``count`` lines; ``topics``: words the part
         keeps coming back to (engine.summary.part_topics), shown after it."""
-        example, answer = self.example()
-        rules = RULES_JA if self.japanese else RULES
-        ask = "起きたこと" if self.japanese else "What happens"
-        names_line = ""
-        if names:
-            names_line = ("これまでに出てきた名前：" + "、".join(names) if self.japanese
-                          else "Names met so far: " + ", ".join(names)) + "\n"
-        topics_line = ""
-        if topics:
-            topics_line = ("この部分でよく出てくる語：" + "、".join(topics) if self.japanese
-                           else "It keeps coming back to: " + ", ".join(topics)) + "\n"
-        return [{"role": "system", "content": SYSTEM_JA if self.japanese else SYSTEM},
-                {"role": "user", "content": f"{rules}\n<part>\n{example}\n</part>\n{ask} ([1] to [{EXAMPLE_LINES}]):"},
-                {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"{names_line}<part {number} of {parts}>\n{part.strip()}\n</part>\n"
-                                            f"{topics_line}{ask} ([1] to [{count}]):"}]
+        return self._messages(EXAMPLE_LINES, self._listed("Names met so far", "これまでに出てきた名前", names)
+                              + f"<part {number} of {parts}>\n{part.strip()}\n</part>\n"
+                              + self._listed("It keeps coming back to", "この部分でよく出てくる語", topics), count)
 
     def restate_messages(self, passage: str, names: list[str]) -> list[dict]:
         """One line for a passage of the part: the second ask for a line its checks refused, with the
         sentences it was linked to (and their neighbours) in view."""
-        example, answer = self.example()
-        first_answer = answer.splitlines()[0]
-        rules = RULES_JA if self.japanese else RULES
-        ask = "起きたこと" if self.japanese else "What happens"
-        names_line = ""
-        if names:
-            names_line = ("これまでに出てきた名前：" + "、".join(names) if self.japanese
-                          else "Names met so far: " + ", ".join(names)) + "\n"
-        return [{"role": "system", "content": SYSTEM_JA if self.japanese else SYSTEM},
-                {"role": "user", "content": f"{rules}\n<part>\n{example}\n</part>\n{ask} ([1] to [1]):"},
-                {"role": "assistant", "content": first_answer},
-                {"role": "user", "content": f"{names_line}<part>\n{passage.strip()}\n</part>\n{ask} ([1] to [1]):"}]
+        return self._messages(1, self._listed("Names met so far", "これまでに出てきた名前", names)
+                              + f"<part>\n{passage.strip()}\n</part>\n", 1)
 
     def grammar(self, count: int, names: list[str]) -> str:
         return account_grammar(count, names, self.japanese)
