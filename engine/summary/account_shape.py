@@ -29,6 +29,7 @@ class AccountLine:
     part: int                          # the chunk it tells
     notes: list[int] = field(default_factory=list)   # the notes (the document's sentences) it rests on
     asked_again: bool = False          # its first wording was refused; this is the second ask's
+    from_notes: bool = False           # no line the model wrote for its part passed: the part's checked note
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -83,8 +84,9 @@ def _label(label: str, label_ja: str, language: str | None) -> str:
     return label_ja if label_ja and is_japanese(language) else label
 
 
-def account_text(lines: list[AccountLine], preset: Preset, language: str | None) -> str:
-    """The account as the summary shows it (see the module's docstring)."""
+def account_text(lines: list[AccountLine], preset: Preset, language: str | None, untold: tuple[int, ...] = ()) -> str:
+    """The account as the summary shows it (see the module's docstring); ``untold``: the parts (0-based) none of
+    whose lines nor notes was kept, said under it."""
     tasks = [line for line in lines if (preset.task_section or preset.task_label) and is_task(line.text)]
     told = [line for line in lines if line not in tasks]
     out: list[str] = []
@@ -109,4 +111,30 @@ def account_text(lines: list[AccountLine], preset: Preset, language: str | None)
         heading = _label(preset.task_section, preset.task_section_ja, language) if preset.task_section \
             else _label(ACTION_ITEMS, ACTION_ITEMS_JA, language)
         out += [f"## {heading}", ""] + [f"- {line.cited()}" for line in tasks]
+    told_by_notes = sorted({line.part + 1 for line in lines if line.from_notes})
+    marks = [m for m in (parts_mark(told_by_notes, language, untold=False),
+                         parts_mark(sorted(p + 1 for p in untold), language, untold=True)) if m]
+    if marks:
+        out += [""] + marks
     return "\n".join(out).strip()
+
+
+def parts_mark(parts: list[int], language: str | None, untold: bool) -> str:
+    """The mark under an account some of whose parts are told by their checked notes (the notes strategy's
+    sentences, each said in a few words and checked) because no line the model wrote for them passed, or
+    (``untold``) not told at all because none of their notes could stand in the account either."""
+    if not parts:
+        return ""
+    if is_japanese(language):
+        which = f"第{'・'.join(str(p) for p in parts)}部"
+        return (f"> {which}は、モデルの文も要点もどれも検証を通らなかったため、要約に含まれていません（run.jsonに記録）。"
+                if untold else f"> {which}は、モデルの文がどれも検証を通らなかったため、本文から選んで確かめた要点で記しています。")
+    named = f"Part {parts[0]}" if len(parts) == 1 else \
+        "Parts " + ", ".join(str(p) for p in parts[:-1]) + f" and {parts[-1]}"
+    one = len(parts) == 1
+    if untold:
+        return (f"> {named} {'is' if one else 'are'} not told: no sentence the model wrote for "
+                f"{'it' if one else 'them'} passed its checks, nor any of {'its' if one else 'their'} notes "
+                "(run.json lists each one refused and why).")
+    return (f"> {named} {'is' if one else 'are'} told by the document's checked notes: no sentence the model wrote "
+            f"for {'it' if one else 'them'} passed its checks.")

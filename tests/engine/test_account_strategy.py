@@ -81,7 +81,7 @@ def test_a_line_its_checks_refuse_is_asked_again_from_its_passage_and_the_refusa
     assert report.as_json()["rounds"][0]["refused"][0]["checks"]    # run.json says which checks refused
 
 
-def test_a_line_refused_twice_is_dropped_and_a_part_with_nothing_kept_says_so():
+def test_a_line_refused_twice_is_dropped_and_its_part_is_told_by_its_checked_notes():
     def invents(call):
         if call.kind in ("account", "account_again"):
             count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
@@ -89,9 +89,61 @@ def test_a_line_refused_twice_is_dropped_and_a_part_with_nothing_kept_says_so():
         return diligent(call)
     rt, plan, state, events = _run(STORY, invents)
     records = _records(events)
-    assert all("nothing_kept" in r.flags and r.notes_kept == 0 for r in records)
     assert all("invented_names" in x["checks"] and not x["kept_instead"] for r in records for x in r.refused)
-    assert "Kessler" not in state.summaries["day.txt"]
+    summary = state.summaries["day.txt"]
+    assert "Kessler" not in summary
+    # no part is lost: each is told by its checked notes, every one quoting the document, and the account says so
+    assert all("notes_fallback" in r.flags and "nothing_kept" not in r.flags and r.notes_kept > 0 for r in records)
+    lines = state.evidence["day.txt"]
+    assert lines and all(line["from_notes"] for line in lines)
+    assert {line["part"] for line in lines} == {r.chunk_index for r in records}
+    notes = {n["id"]: n for n in state.notes["day.txt"]}
+    assert all(STORY[notes[i]["start_char"]:notes[i]["end_char"]] == notes[i]["quote"]
+               for line in lines for i in line["notes"])
+    told = "Part 1 is" if len(records) == 1 else "Parts 1, " if len(records) > 2 else "Parts 1 and 2 are"
+    assert f"> {told}" in summary and "checked notes" in summary
+
+
+def test_a_part_whose_lines_and_notes_all_fail_is_said_to_be_untold_never_dropped_in_silence():
+    """No line passes (invented names); the story's first half is all questions, whose notes may not stand in
+    the account (a question tells nothing that happens), so the account says which parts it does not tell;
+    a document none of whose parts is told says that instead."""
+    asks = "\n\n".join(" ".join(f"Did Maitland find the {w} tray in room {c}{i}?" for i, w in
+                                  enumerate(["brass", "amber", "silver", "copper", "violet", "ochre", "cobalt",
+                                             "scarlet", "green", "white"])) for c in range(1, 19)) + "\n"
+
+    def invents(call):
+        if call.kind in ("account", "account_again"):
+            count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+            return "".join(f"[{i}] Doctor Kessler sails the ferry to Oslo.\n" for i in range(1, count + 1))
+        if call.kind == "reword":       # each sentence said again as the question it is
+            return "".join(f"[{i}] {s}\n" for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "restate":
+            return call.content.strip() + "\n"
+        return diligent(call)
+    rt, plan, state, events = _run(asks, invents)
+    records = _records(events)
+    assert records and all("nothing_kept" in r.flags for r in records)
+    assert all("question" in x["checks"] for r in records for x in r.refused if "Kessler" not in x["text"])
+    assert state.summaries["day.txt"].startswith("> No sentence the model wrote for this document passed")
+
+    rt, plan, state, events = _run(asks + STORY, invents)
+    records = _records(events)
+    untold = [r.chunk_index + 1 for r in records if "nothing_kept" in r.flags]
+    told = [r.chunk_index + 1 for r in records if "notes_fallback" in r.flags]
+    assert untold and told and untold[0] == 1
+    summary = state.summaries["day.txt"]
+    assert "?" not in summary and "Kessler" not in summary
+    assert f"> Parts {untold[0]}, " in summary or f"> Parts {untold[0]} and" in summary
+    assert "are not told" in summary and "are told by the document's checked notes" in summary
+
+
+def test_the_marks_name_the_parts_in_both_languages():
+    from precis.engine.summary.account_shape import parts_mark
+    assert parts_mark([3], None, untold=False).startswith("> Part 3 is told by the document's checked notes")
+    assert parts_mark([2, 5, 7], None, untold=True).startswith("> Parts 2, 5 and 7 are not told")
+    assert parts_mark([2, 5], "Japanese", untold=False).startswith("> 第2・5部は")
+    assert parts_mark([], None, untold=True) == ""
 
 
 def says_who_will_do_what(call):

@@ -18,6 +18,7 @@ from typing import Callable
 from precis.engine.summary.alignment import Alignment
 
 ACCOUNT_LINE = "account_line"
+NOTE_IN_ACCOUNT = "note_in_account"   # a part's checked note standing in the account for lines that all failed
 EN, JA = "en", "ja"          # the languages a check can read: Latin-script text Precis does not name, Japanese
 
 

@@ -6,7 +6,7 @@ import re
 from rapidfuzz import fuzz
 
 from precis.engine.summary.alignment import PartIndex
-from precis.engine.summary.checks import ACCOUNT_LINE, Check, Claim, Example
+from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Check, Claim, Example
 from precis.engine.summary.evidence import copy_share, normalise
 
 # A sentence mostly made of runs of LIFTED_RUN_WORDS words or more in a row from the part is a line lifted from
@@ -98,10 +98,10 @@ CHECKS = (
                            "narrates the document"),
                    Example(_claim("This part adds that Maitland sits on the bed.", STORY), "narrates the prompt")),
           passes=(Example(_claim("Maitland sits on the bed and watches the sunset.", STORY), "what happens"),)),
-    Check("question", frozenset({ACCOUNT_LINE}), None, _question,
+    Check("question", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), None, _question,
           refuses=(Example(_claim("Why does Maitland stare at the door?", STORY), "a question"),),
           passes=(Example(_claim("Maitland stares at the closed door.", STORY), "a statement"),)),
-    Check("opener", frozenset({ACCOUNT_LINE}), frozenset({"en"}), _opener,
+    Check("opener", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), frozenset({"en"}), _opener,
           refuses=(Example(_claim("He stares at the closed door.", STORY), "who is he?"),
                    Example(_claim("I yelled and ran after him.", STORY), "a narrator's line (held-out story)")),
           passes=(Example(_claim("Maitland stares at the door after the girl leaves.", STORY), "named"),)),

@@ -30,7 +30,7 @@ from precis.engine.prompts.account import (
 from precis.engine.summary.account_shape import AccountLine, account_text, reading_chars
 from precis.engine.summary.alignment import Alignment, PartIndex
 from precis.engine.summary.cast import names_met
-from precis.engine.summary.checks import ACCOUNT_LINE, Claim, judge
+from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Claim, judge
 from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, compact_round, pairs_to_merge
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
@@ -42,7 +42,8 @@ from precis.engine.summary.strategies.base import RunContext, document_language
 
 PASSAGE_NEIGHBOURS = 2          # sentences either side of a refused line's references, shown when it is asked again
 ACCOUNT_SLACK = 0.10            # an account over its length by less than this is not compacted
-# Never an empty summary in silence (the bundled 135M model retells the worked example, every line refused)
+# Never an empty summary in silence: a part with no line kept is told by its checked notes (_told_by_notes);
+# this is said only when no part had a sentence to give either
 NOTHING_KEPT = ("> No sentence the model wrote for this document passed its checks (run.json lists each refused "
                 "line and the checks that refused it). A larger model, or --strategy notes, gives one.")
 
@@ -91,6 +92,9 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         count = account_lines_for_part(target_chars, chunk.tokens, document_tokens)
         got = yield from account_of_part(ctx, index, layout, doc, chunk, shown, count, lines, notes, line_index,
                                          total_rounds)
+        if not got.lines:
+            ctx.check_cancel()
+            yield from _told_by_notes(ctx, index, doc, chunk, notes, language, total_rounds, got)
         lines += got.lines
         notes += got.notes
         _save(ctx, doc.name, lines, notes)
@@ -101,8 +105,42 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         yield ctx.finish_round(record, doc.name, after)
     lines = yield from compact_account(ctx, doc, lines, notes, target_chars, total_rounds, language)
     _save(ctx, doc.name, lines, notes)
-    ctx.state.summaries[doc.name] = account_text(lines, ctx.layout.preset, language) if lines else NOTHING_KEPT
+    untold = tuple(sorted({r.chunk_index for r in ctx.state.rounds_of(doc.name, "account")
+                           if "nothing_kept" in r.flags}))
+    ctx.state.summaries[doc.name] = account_text(lines, ctx.layout.preset, language, untold) if lines \
+        else NOTHING_KEPT
     ctx.state.save()
+
+
+def _told_by_notes(ctx: RunContext, index: int, doc: PlannedDocument, chunk, notes: list[Note],
+                   language: str | None, total_rounds: int, got: "PartAccount"):
+    """Generator; a part none of whose lines passed is told by its checked notes instead (the notes
+    strategy's: code chooses the sentences that add most, the model says each in a few words, code checks
+    each; verbatim sentences if no rewording passes), so that no part is lost to the account (DESIGN, failure
+    mode 7). The lines are marked ``from_notes`` and the account says which parts they tell."""
+    from precis.engine.summary.notes_extraction import salient_notes_for_part
+    line_index, weights = ctx.document_index(doc)
+    first_id = max((n.id for n in notes), default=0) + 1
+    part = doc.text[chunk.sent_start_char:chunk.end_char]
+    found = yield from salient_notes_for_part(ctx, index, "account", doc.name, chunk, part, chunk.sent_start_char,
+                                              total_rounds, first_id, line_index, notes, weights,
+                                              ctx.part_notes_chars(doc, chunk), language)
+    got.results += found.results
+    kept = []
+    for note in found.notes:
+        # a note's sentence can be a question or a character's "I ..." line: the form checks an account's
+        # lines pass hold the notes standing in for them too (the rest are the document's checked sentences)
+        verdict = judge(Claim(note.point, part, None, (), (), language, ""), NOTE_IN_ACCOUNT)
+        if verdict.passed:
+            kept.append(replace(note, id=first_id + len(kept)))
+        else:
+            got.refused.append({"text": note.point, "checks": verdict.names,
+                                "reasons": [r.reason for r in verdict.refusals], "kept_instead": ""})
+    for note in kept:
+        got.notes.append(note)
+        got.lines.append(AccountLine(note.point, chunk.index, [note.id], from_notes=True))
+    if kept:
+        got.flags = [f for f in got.flags if f != "nothing_kept"] + ["notes_fallback"]
 
 
 def _save(ctx: RunContext, document: str, lines: list[AccountLine], notes: list[Note]) -> None:
@@ -234,7 +272,8 @@ def compact_account(ctx: RunContext, doc: PlannedDocument, lines: list[AccountLi
         before = account_text(lines, ctx.layout.preset, language)
         got = yield from compact_round(ctx, index, bullets, positions, total_rounds, language, tried)
         lines = [AccountLine(b.point, b.notes[0].part, [n.id for n in b.notes if n.id > 0],
-                             any(line.asked_again for line in lines if line.text == b.point)) for b in got.bullets]
+                             any(line.asked_again for line in lines if line.text == b.point),
+                             any(line.from_notes for line in lines if line.text == b.point)) for b in got.bullets]
         after = account_text(lines, ctx.layout.preset, language)
         record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
                             ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
