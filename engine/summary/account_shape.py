@@ -128,7 +128,8 @@ def parts_mark(parts: list[int], language: str | None, untold: bool) -> str:
     if is_japanese(language):
         which = f"第{'・'.join(str(p) for p in parts)}部"
         if untold:
-            return f"> {which}は、モデルの文も要点もどれも検証を通らなかったため、要約に含まれていません（run.jsonに記録）。"
+            return (f"> {which}は、モデルの文も要点もどれも検証を通らなかったため、要約に含まれていません"
+                    "（run.jsonに記録）。")
         return f"> {which}は、モデルの文がどれも検証を通らなかったため、本文から選んで確かめた要点で記しています。"
     named = f"Part {parts[0]}" if len(parts) == 1 else \
         "Parts " + ", ".join(str(p) for p in parts[:-1]) + f" and {parts[-1]}"
