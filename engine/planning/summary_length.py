@@ -197,7 +197,13 @@ def account_lines_for_part(account_chars: int, part_tokens: int, document_tokens
 ACCOUNT_PROMPT_TOKENS = 520
 ACCOUNT_NAMES_TOKENS = 30
 ACCOUNT_TOKENS_PER_LINE = 30
-ACCOUNT_ASKED_AGAIN_SHARE = 0.25
+ACCOUNT_ASKED_AGAIN_SHARE = 0.15     # of a part's lines: asked again only when too few of the surplus passed
+ACCOUNT_OVER_ASK = 1 / 3             # lines asked beyond a part's share, the best of them kept
+
+
+def account_lines_asked(lines: int) -> int:
+    """The lines asked of a part whose share is ``lines``: a third more, one more at least."""
+    return lines + max(1, round(lines * ACCOUNT_OVER_ASK))
 ACCOUNT_PASSAGE_TOKENS = 250
 
 
@@ -213,7 +219,7 @@ def account_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bo
         sent += ACCOUNT_PROMPT_TOKENS + body
         evaluated += body + (ACCOUNT_PROMPT_TOKENS if first else 0)
         first = False
-        generated += lines * ACCOUNT_TOKENS_PER_LINE
+        generated += account_lines_asked(lines) * ACCOUNT_TOKENS_PER_LINE
         again = ACCOUNT_ASKED_AGAIN_SHARE * lines
         sent += int(again * (ACCOUNT_PROMPT_TOKENS + ACCOUNT_PASSAGE_TOKENS))
         # the second ask's prefix differs from the part's after the rules: its passage is evaluated, and the

@@ -10,6 +10,7 @@ from precis.engine.runs.report import build_ledgers, build_report
 from precis.engine.runs.run import RunOptions, run_summary
 from precis.engine.runs.state import load_state
 from precis.engine.runtime.protocol import CancelToken
+from precis.engine.summary.facts import is_task
 from tests.fake_runtime import FakeRuntime, account_lines, diligent
 from tests.summary_fixtures import claude_code_day, conversation_day, make_plan, meeting_transcript, run_all, start
 
@@ -58,6 +59,33 @@ def test_every_sentence_of_the_account_is_linked_to_sentences_found_where_the_do
 
 
 def test_a_line_its_checks_refuse_is_asked_again_from_its_passage_and_the_refusal_is_recorded_by_name():
+    def lifts_all_but_the_first_line(call):
+        if call.kind == "account":
+            lines = account_lines(call).splitlines()
+            lifted = re.findall(r"Maitland found the \w+ in room \d+ while Swarts watched him from the door",
+                                call.content)
+            for k in range(1, len(lines)):
+                lines[k] = f"[{k + 1}] He found it: {lifted[k % len(lifted)]}."
+            return "\n".join(lines) + "\n"
+        return diligent(call)
+    rt, plan, state, events = _run(STORY, lifts_all_but_the_first_line)
+    records = _records(events)
+    refused = [x for r in records for x in r.refused]
+    assert refused and all({"opener", "lifted"} <= set(x["checks"]) for x in refused)
+    again = [c for c in rt.calls if c.kind == "account_again"]
+    # asked again only while the part has fewer lines than its share (a second ask's line can fail too: the
+    # scripted model says the passage's middle sentence, twice for neighbouring lines, a repeat)
+    assert again and 0 < sum(1 for x in refused if x["kept_instead"]) <= len(again) <= len(refused)
+    assert all(r.notes_kept >= 2 for r in records)                  # the first line and at least one asked again
+    # the second ask shows a passage of the part (the refused line's sentences and their neighbours), not all of it
+    assert all(len(c.content) < 0.6 * len(plan.documents[0].text) / len(plan.documents[0].chunks) for c in again)
+    assert all("asked_again" in r.flags and "lines_refused" in r.flags for r in records)
+    assert "He found it" not in state.summaries["day.txt"]
+    report = build_report(plan, state, build_ledgers(plan, state), 0)
+    assert report.as_json()["rounds"][0]["refused"][0]["checks"]    # run.json says which checks refused
+
+
+def test_more_lines_are_asked_than_kept_and_a_refused_one_is_not_asked_again_when_enough_passed():
     def lifts_the_second_line(call):
         if call.kind == "account":
             lines = account_lines(call).splitlines()
@@ -68,17 +96,12 @@ def test_a_line_its_checks_refuse_is_asked_again_from_its_passage_and_the_refusa
         return diligent(call)
     rt, plan, state, events = _run(STORY, lifts_the_second_line)
     records = _records(events)
-    refused = [x for r in records for x in r.refused]
-    assert refused and all({"opener", "lifted"} <= set(x["checks"]) for x in refused)
-    assert all(x["kept_instead"] for x in refused)                  # the second ask's line passed
-    again = [c for c in rt.calls if c.kind == "account_again"]
-    assert len(again) == len(refused)
-    # the second ask shows a passage of the part (the refused line's sentences and their neighbours), not all of it
-    assert all(len(c.content) < 0.6 * len(plan.documents[0].text) / len(plan.documents[0].chunks) for c in again)
-    assert all("asked_again" in r.flags and "lines_refused" in r.flags for r in records)
+    asked = [int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", c.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
+             for c in rt.calls if c.kind == "account"]
+    assert all(r.notes_kept < n for r, n in zip(records, asked))   # the surplus is not kept
+    assert all(len(r.refused) == 1 and not r.refused[0]["kept_instead"] for r in records)
+    assert not [c for c in rt.calls if c.kind == "account_again"]
     assert "He found it" not in state.summaries["day.txt"]
-    report = build_report(plan, state, build_ledgers(plan, state), 0)
-    assert report.as_json()["rounds"][0]["refused"][0]["checks"]    # run.json says which checks refused
 
 
 def test_a_line_refused_twice_is_dropped_and_its_part_is_told_by_its_checked_notes():
@@ -165,7 +188,9 @@ def test_a_meetings_tasks_close_the_account_as_action_items():
     assert "## Action items" in summary
     body, actions = summary.split("## Action items")
     assert re.search(r"- .*\bwill\b.*\[\d+", actions)
-    assert not re.search(r"\bwill\b", body)
+    # every line that assigns a task with its time is under the action items, none in the prose
+    assert not any(is_task(s) for s in re.split(r"(?<=\.) ", re.sub(r" \[[\d, ]+\]", "", body)))
+    assert re.search(r"\bby Friday\b", actions) and not re.search(r"\bby Friday\b", body)
 
 
 def tells_the_day(call):

@@ -38,6 +38,7 @@ class Claim:
     earlier: tuple[str, ...] = ()      # what the account already says
     language: str | None = None        # the language it was asked in (None: English or unnamed)
     example: str = ""                  # the worked example the model was shown (its words are no evidence)
+    hints: tuple[str, ...] = ()        # words shown after the part as what it keeps coming back to
 
     @property
     def sources(self) -> str:

@@ -64,6 +64,25 @@ def _opener(claim: Claim) -> str | None:
     return f"opens with '{m.group(0)}' instead of a name" if m else None
 
 
+HINTS_LISTED = 4                 # hint words in one comma-separated list: the hints copied, not what happens
+_LIST_ITEM = re.compile(r"[\w'’-]+(?: [\w'’-]+)?")
+
+
+def _hints_listed(claim: Claim) -> str | None:
+    """The words shown after the part as what it keeps coming back to, listed back instead of said in what
+    happens ("... asks the team to consider buttons, colour, wheel, hand, really, scroll, expensive, dynamo":
+    a development meeting's account)."""
+    hints = {h.lower() for h in claim.hints}
+    if len(hints) < HINTS_LISTED:
+        return None
+    for listed in re.finditer(r"(?:[\w'’-]+(?: [\w'’-]+)?, ){3,}(?:and |or )?[\w'’-]+", claim.text):
+        items = [i.group(0).lower() for i in _LIST_ITEM.finditer(listed.group(0).replace(" and ", ", "))]
+        found = [i for i in items if i in hints or i.split()[-1] in hints]
+        if len(found) >= HINTS_LISTED:
+            return f"lists the words shown as hints ({', '.join(found[:6])}) instead of saying what happens"
+    return None
+
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -81,6 +100,8 @@ def _claim(text: str, part: str, earlier: tuple[str, ...] = ()) -> Claim:
     return Claim(text, part, PartIndex(part).align(text), earlier=earlier)
 
 
+MEETING = ("Marketing: The buttons, the colour, the wheel. A scroll wheel is expensive. Industrial Designer: A "
+           "dynamo, the hand one, really. Rubber, wood, titanium and plastic are what the case can be made of.")
 STORY = ("Maitland remained standing, staring at the closed door for a minute after she was gone. Then he sat "
          "down on the bed to watch the sunset and to think.")
 
@@ -105,6 +126,18 @@ CHECKS = (
           refuses=(Example(_claim("He stares at the closed door.", STORY), "who is he?"),
                    Example(_claim("I yelled and ran after him.", STORY), "a narrator's line (held-out story)")),
           passes=(Example(_claim("Maitland stares at the door after the girl leaves.", STORY), "named"),)),
+    Check("hints_listed", frozenset({ACCOUNT_LINE}), frozenset({"en"}), _hints_listed,
+          refuses=(Example(Claim("The Project Manager asks the Marketing team to consider buttons, colour, wheel, "
+                                 "hand, really, scroll, expensive, dynamo.", MEETING,
+                                 hints=("buttons", "colour", "wheel", "scroll", "expensive", "dynamo")),
+                           "the hints copied (development meeting)"),),
+          passes=(Example(Claim("Marketing wants the wheel, the scroll buttons and a dynamo, but it is too "
+                                "expensive.", MEETING,
+                                hints=("buttons", "colour", "wheel", "scroll", "expensive", "dynamo")),
+                          "the hint words said in what happens"),
+                  Example(Claim("Industrial Designer lists rubber, wood, titanium and plastic as case materials.",
+                                MEETING, hints=("design", "remote", "budget", "battery")),
+                          "a list of the part's own, not of the hints"))),
     Check("repeat", frozenset({ACCOUNT_LINE}), None, _repeat,
           refuses=(Example(_claim("Maitland stands up and stares at the closed door.", STORY,
                                   ("Maitland stands and stares at the closed door.",)),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
-from precis.engine.planning.summary_length import account_chars_for, account_lines_for_part
+from precis.engine.planning.summary_length import account_chars_for, account_lines_asked, account_lines_for_part
 from precis.engine.prompts.account import (
     JA_TOKENS_PER_LINE,
     TOKENS_PER_LINE,
@@ -164,40 +164,55 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     topics = topic_words(weights, weights.sentences_in(doc.text[chunk.sent_start_char:chunk.end_char],
                                                       chunk.sent_start_char), names)
     messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, count, topics)
-    # The plan's chunk leaves room for a rolling round's summary in and out; the account has no summary in, so
-    # its prompt and lines fit: checked, and the lines asked for lowered if a context is too small for them
+    # A third more lines are asked than the part's share (account_lines_asked): a small model's lines are often refused
+    # (a meeting's "The team discusses the design." holds no word of it), and the best of the surplus is
+    # cheaper than a second ask. The plan's chunk leaves room for a rolling round's summary in and out; the
+    # account has no summary in, so its prompt and lines fit: checked, and the lines lowered if they do not.
+    asked = account_lines_asked(count)
     room = ctx.budget.n_ctx - ctx.renderer.count(ctx.renderer.render(messages)) - ctx.budget.margin
-    count = max(1, min(count, (room - 8) // per_line))
-    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, count, topics)
-    result = yield from ctx.call(index, messages, per_line * count + 8,
-                                 replace(ctx.sampling, grammar=layout.grammar(count, names)))
+    asked = max(1, min(asked, (room - 8) // per_line))
+    count = min(count, asked)
+    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, asked, topics)
+    result = yield from ctx.call(index, messages, per_line * asked + 8,
+                                 replace(ctx.sampling, grammar=layout.grammar(asked, names)))
     out.results.append(result)
     written = parse_lines(result.raw)
     said = [line.text for line in earlier]
-    next_id = max((n.id for n in notes), default=0) + 1
-    for number in range(1, count + 1):
+    passed: list[tuple[int, Claim, bool]] = []          # (order, claim, asked again)
+    refused: list[tuple[int, str, object, Claim]] = []  # (order, text, verdict, claim)
+    for number in range(1, asked + 1):
         text = " ".join(written.get(number, "").split())
         if not text:
             continue
-        claim = _claim(text, shown, part_index, names, said, layout.language, example)
+        claim = _claim(text, shown, part_index, names, said, layout.language, example, topics)
         verdict = judge(claim, ACCOUNT_LINE)
-        asked_again = False
-        if not verdict.passed:
+        if verdict.passed:
+            passed.append((number, claim, False))
+            said.append(text)
+        else:
+            refused.append((number, text, verdict, claim))
+    for number, text, verdict, claim in refused:
+        again = None
+        if len(passed) < count:
+            # too few lines passed: a refused one is asked again, once, from its passage
             ctx.check_cancel()
             again = yield from _asked_again(ctx, index, layout, shown, part_index, claim.alignment, names, said,
                                             example, out)
-            asked_again = True
-            out.refused.append({"text": text, "checks": verdict.names,
-                                "reasons": [r.reason for r in verdict.refusals],
-                                "kept_instead": again.text if again else ""})
-            if again is None:
-                continue
-            claim = again
+            if again is not None:
+                passed.append((number, again, True))
+                said.append(again.text)
+        out.refused.append({"text": text, "checks": verdict.names, "reasons": [r.reason for r in verdict.refusals],
+                            "kept_instead": again.text if again else ""})
+    if len(passed) > count:
+        # the lines best held by their sentences, told in the part's order
+        best = sorted(passed, key=lambda p: -(p[1].alignment.held_share if p[1].alignment else 0))[:count]
+        passed = [p for p in passed if p in best]
+    next_id = max((n.id for n in notes), default=0) + 1
+    for _, claim, asked_again in sorted(passed, key=lambda p: p[0]):
         line_notes = _reference_notes(claim.alignment, shown, claim.text, doc, chunk.index, next_id, line_index)
         next_id += len(line_notes)
         out.notes += line_notes
         out.lines.append(AccountLine(claim.text, chunk.index, [n.id for n in line_notes], asked_again))
-        said.append(claim.text)
     if out.refused:
         out.flags.append("lines_refused")
     if any(line.asked_again for line in out.lines):
@@ -208,8 +223,9 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
 
 
 def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str], said: list[str],
-           language: str | None, example: str) -> Claim:
-    return Claim(text, shown.text, part_index.align(text), tuple(names), tuple(said), language, example)
+           language: str | None, example: str, hints: list[str] = ()) -> Claim:
+    return Claim(text, shown.text, part_index.align(text), tuple(names), tuple(said), language, example,
+                 tuple(hints))
 
 
 def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: ShownPart, part_index: PartIndex,
