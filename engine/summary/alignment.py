@@ -14,19 +14,22 @@ character bigrams; a present-tense line ("Maitland wakes") shares fewer words wi
 """
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
 
-from precis.engine.documents.spoken_text import TITLE_STOP
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, TITLE_STOP, speaker_name, speaker_of
 from precis.engine.documents.wrapped_lines import unwrapped
 from precis.engine.summary.evidence import cjk_bigrams, content_words
 
 MAX_REFERENCES = 3
 MIN_SENTENCE_CHARS = 8
+MIN_TURNS = 3                   # labelled lines, of two speakers at least, that make a part a transcript
 # A sentence as the document has it: up to its full stop (not one inside "3.5" or "Mr. Jones"), or its line
 _SENTENCE = re.compile(rf"(?:[^.!?。！？\n]|\.(?=[\w)])|{TITLE_STOP}){{1,600}}[.!?。！？]*[\"”’」)]?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_LINE_LABEL = re.compile(SPEAKER_PREFIX.pattern.replace("^\\s*", "^", 1), re.M)   # a turn's label at a line's start
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class SourceSentence:
     start: int          # offset in the part
     end: int
     text: str
+    speaker: str = ""   # who says it, in a transcript: the label of the turn it is in ("Industrial Designer")
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,12 @@ class Alignment:
 
 
 def source_sentences(part: str) -> list[SourceSentence]:
-    """The part's sentences with their offsets (a hard-wrapped story's line breaks read as spaces)."""
+    """The part's sentences with their offsets (a hard-wrapped story's line breaks read as spaces), each with
+    the speaker of the turn it is in where the part is a transcript."""
     text = unwrapped(part)
+    labels = [(m.start(), speaker_name(speaker_of(m.group(0)))) for m in _LINE_LABEL.finditer(part)]
+    if len(labels) < MIN_TURNS or len({name for _, name in labels}) < 2:
+        labels = []             # a story's "Chapter 1: ..." or a log's "Note: ..." is not a transcript
     found = []
     for m in _SENTENCE.finditer(text):
         raw = m.group(0)
@@ -58,8 +66,17 @@ def source_sentences(part: str) -> list[SourceSentence]:
         if len(body) < MIN_SENTENCE_CHARS or not any(c.isalnum() for c in body):
             continue
         start = m.start() + raw.index(body)
-        found.append(SourceSentence(start, start + len(body), part[start:start + len(body)]))
+        at = bisect.bisect_right(labels, (start, "\uffff")) - 1
+        found.append(SourceSentence(start, start + len(body), part[start:start + len(body)],
+                                    labels[at][1] if at >= 0 else ""))
     return found
+
+
+def said_units(sentence: SourceSentence) -> set[str]:
+    """What the sentence says, its speaker's label left out: "Industrial Designer: Yeah." says nothing, and
+    the label's words tied every line naming a speaker to that speaker's backchannels (a development meeting:
+    "Industrial Designer explains the technical specifications" rested on "Industrial Designer: Yeah .")."""
+    return units(SPEAKER_PREFIX.sub("", sentence.text, count=1) if sentence.speaker else sentence.text)
 
 
 def units(text: str) -> set[str]:
@@ -74,8 +91,12 @@ class PartIndex:
     def __init__(self, part: str) -> None:
         self.part = part
         self.sentences = source_sentences(part)
-        self.sentence_units = [units(s.text) for s in self.sentences]
-        self.all_units = set().union(*self.sentence_units) if self.sentence_units else set()
+        self.sentence_units = [said_units(s) for s in self.sentences]
+        # who says a sentence holds a line's naming of them ("Marketing proposes ..."), but ties the line to no
+        # sentence in particular: held, never chosen by
+        self.speaker_units = {s.speaker: units(s.speaker) for s in self.sentences if s.speaker}
+        self.all_units = set().union(*self.sentence_units, *self.speaker_units.values()) if self.sentences \
+            else set()
         counts: dict[str, int] = {}
         for found in self.sentence_units:
             for u in found:
@@ -102,6 +123,8 @@ class PartIndex:
                 break
             chosen.append(best)
             covered |= self.sentence_units[best] & wanted
+        for i in chosen:
+            covered |= self.speaker_units.get(self.sentences[i].speaker, set()) & wanted
         references = tuple(self.sentences[i] for i in sorted(chosen))
         return Alignment(references, len(covered) / len(wanted), len(wanted & self.all_units) / len(wanted),
                          len(wanted))

@@ -36,3 +36,20 @@ def test_judge_names_every_check_that_refused_and_skips_checks_of_other_language
     assert {"lifted", "question", "opener"} <= set(verdict.names) and not verdict.passed
     japanese = judge(Claim(text, part, PartIndex(part).align(text), language="Japanese"), ACCOUNT_LINE)
     assert "opener" not in japanese.names and "lifted" in japanese.names
+
+
+def test_a_speakers_label_ties_a_line_to_no_sentence_but_holds_its_naming_of_the_speaker():
+    """Alignment in a transcript: a backchannel ("Industrial Designer: Yeah .") is never a reference for the
+    label's words, a sentence is said by the turn it is in, and a line naming its speaker is held by the label."""
+    from precis.engine.summary.alignment import PartIndex
+    part = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\n"
+            "User Interface: and then we'll give some technical specifications .\n"
+            "Industrial Designer: Uh, here we have our prototype model. It has a kinetic battery.\nMarketing: Mm .\n")
+    index = PartIndex(part)
+    assert [s.speaker for s in index.sentences if "kinetic" in s.text] == ["Industrial Designer"]
+    wrong = index.align("Industrial Designer explains the technical specifications.")
+    assert [s.speaker for s in wrong.references] == ["User Interface"] and wrong.held_share < 0.5
+    right = index.align("The Industrial Designer shows the prototype with a kinetic battery.")
+    assert "Industrial Designer" in {s.speaker for s in right.references} and right.held_share > 0.8
+    story = "Chapter 1: The Start\nBruce looked at the mountain. It was cold.\n"
+    assert not any(s.speaker for s in PartIndex(story).sentences)      # one label is no transcript

@@ -1,9 +1,10 @@
 """Checks that what was written means what its sentences mean: who did what to whom, and whether."""
 from __future__ import annotations
 
+import functools
 import re
 
-from precis.engine.summary.alignment import PartIndex
+from precis.engine.summary.alignment import PartIndex, source_sentences
 from precis.engine.summary.checks import ACCOUNT_LINE, Check, Claim, Example
 from precis.engine.summary.evidence import STOPWORDS, _stem, negation_invented
 
@@ -52,6 +53,31 @@ def _roles(claim: Claim) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4)
+def _speakers(part: str) -> frozenset[str]:
+    return frozenset(s.speaker for s in source_sentences(part) if s.speaker)
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an) ", re.I)
+
+
+def _speaker(claim: Claim) -> str | None:
+    """In a transcript, a line that says a speaker did something, resting only on other speakers' words
+    ("Industrial Designer explains the technical specifications" of "User Interface: and then we'll give some
+    technical specifications", a development meeting): who said it, turned around."""
+    if not claim.alignment or not claim.alignment.references:
+        return None
+    said_by = {s.speaker for s in claim.alignment.references}
+    if "" in said_by:
+        return None
+    opening = _ARTICLE.sub("", claim.text).lower()
+    who = max((p for p in _speakers(claim.shown) if re.match(rf"{re.escape(p.lower())}\b", opening)),
+              key=len, default=None)
+    if who is None or who in said_by or any(who.lower() in s.text.lower() for s in claim.alignment.references):
+        return None
+    return f"its sentences are {' and '.join(sorted(said_by))}'s words, not {who}'s"
+
+
 def _claim(text: str, part: str) -> Claim:
     return Claim(text, part, PartIndex(part).align(text))
 
@@ -59,7 +85,19 @@ def _claim(text: str, part: str) -> Claim:
 MARS = ("Bruce invited them in. Jacobs' thin face frowned slyly at Bruce. \"We all know you killed Lieutenant "
         "Doran,\" Terrence said. Swarts answered every question Maitland asked.")
 
+DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\nUser Interface: and "
+          "then we'll give some technical specifications .\nIndustrial Designer: Uh, here we have our prototype "
+          "model. It has a kinetic battery.\nMarketing: The Project Manager asked for a vote, so seven for me.\n")
+
 CHECKS = (
+    Check("speaker_swapped", frozenset({ACCOUNT_LINE}), None, _speaker,
+          refuses=(Example(_claim("Industrial Designer explains the technical specifications.", DESIGN),
+                           "another speaker's words (development meeting)"),),
+          passes=(Example(_claim("User Interface gives the technical specifications.", DESIGN), "as said"),
+                  Example(_claim("The Industrial Designer shows the prototype with a kinetic battery.", DESIGN),
+                          "the speaker's own turn, a sentence after its label"),
+                  Example(_claim("The Project Manager asks for a vote.", DESIGN),
+                          "another speaker's words that name who did it"))),
     Check("negation_invented", frozenset({ACCOUNT_LINE}), None, _negation,
           refuses=(Example(_claim("Swarts does not answer Maitland's questions.", MARS), "the opposite of the part"),),
           passes=(Example(_claim("Swarts answers every question Maitland asks.", MARS), "as said"),)),
