@@ -1,0 +1,111 @@
+"""A hand-labelled sample of the account's sentences: is each one faithful to the document?
+
+The checks (engine.summary.checks) decide by words whether a sentence rests on the sentences it is linked to;
+whether it says what they say is a reader's call. This draws sentences from kept account runs, shows each with
+the document's sentences it cites and the text around them, and scores the labels a person wrote.
+
+    python -m bench.faithfulness_sample draw KEEP_DIR --per-doc 10 --out bench/labels/NAME.jsonl
+    (label: set "faithful" to true or false and "why" for each line, by reading its quotes and context)
+    python -m bench.faithfulness_sample score bench/labels/NAME.jsonl
+
+KEEP_DIR is a `bench.quality --keep` folder. A line is drawn evenly over each document's account (seeded), so
+every part has its chance; a line told by the part's checked notes (``from_notes``) is drawn like the others.
+"faithful": the sentence says only what its quotes and their context say, with who did what to whom as they
+have it; a sentence vague to the point of saying nothing of the document ("The team discusses the design") is
+faithful but marked "vague" in ``why``: the labels count what is wrong, the reader's time is counted elsewhere.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+CONTEXT_CHARS = 300         # the document's text either side of a cited sentence, shown to the labeller
+
+
+def account_runs(keep: Path):
+    """(document name, the document's text, lines, notes by id) of every account run kept under ``keep``."""
+    for run_json in sorted(keep.glob("data/runs/*/*-run.json")):
+        run = json.loads(run_json.read_text(encoding="utf-8"))
+        if run.get("strategy") != "account":
+            continue
+        state = json.loads((run_json.parent / "state.json").read_text(encoding="utf-8"))
+        for doc in run["documents"]:
+            name = doc["name"]
+            lines = state["evidence"].get(name) or []
+            notes = {n["id"]: n for n in state["notes"].get(name) or []}
+            yield name, _document_text(name), lines, notes
+
+
+def _document_text(name: str) -> str:
+    """The development document a bench run named ``name`` (its id with "/" as "__"; the run's own copy of it
+    was in a folder that is gone)."""
+    from bench.quality import CORPUS
+    def key(text: str) -> str:          # the run's name doubles some underscores: compare without them
+        return text.replace("_", "")
+    for path in CORPUS.glob("*/*.json"):
+        if key(f"{path.parent.name}{path.stem}.txt") == key(name):
+            return json.loads(path.read_text(encoding="utf-8"))["text"]
+    return ""
+
+
+def draw(keep: Path, per_doc: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for name, text, lines, notes in account_runs(keep):
+        if not lines:
+            continue
+        step = len(lines) / min(per_doc, len(lines))
+        picks = sorted({min(len(lines) - 1, int(i * step + rng.random() * step)) for i in range(per_doc)})
+        for i in picks:
+            line = lines[i]
+            cited = [notes[n] for n in line["notes"] if n in notes]
+            out.append({"doc": name, "line": i, "part": line["part"], "sentence": line["text"],
+                        "from_notes": line.get("from_notes", False),
+                        "quotes": [n["quote"] for n in cited],
+                        "context": [text[max(0, n["start_char"] - CONTEXT_CHARS):n["end_char"] + CONTEXT_CHARS]
+                                    for n in cited] if text else [],
+                        "faithful": None, "why": ""})
+    return out
+
+
+def score(rows: list[dict]) -> dict:
+    labelled = [r for r in rows if r.get("faithful") is not None]
+    by_doc: dict[str, list[bool]] = {}
+    for r in labelled:
+        by_doc.setdefault(r["doc"], []).append(bool(r["faithful"]))
+    return {"labelled": len(labelled), "documents": len(by_doc),
+            "faithful_share": round(sum(r["faithful"] for r in labelled) / max(1, len(labelled)), 3),
+            "vague": sum("vague" in r.get("why", "").lower() for r in labelled),
+            "by_doc": {d: f"{sum(v)}/{len(v)}" for d, v in by_doc.items()},
+            "unfaithful": [{"doc": r["doc"], "sentence": r["sentence"], "why": r["why"]}
+                           for r in labelled if not r["faithful"]]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.faithfulness_sample", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("draw", help="draw sentences from kept account runs")
+    d.add_argument("keep", type=Path)
+    d.add_argument("--per-doc", type=int, default=10)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--out", type=Path, required=True)
+    s = sub.add_parser("score", help="the share of labelled sentences that are faithful")
+    s.add_argument("labels", type=Path)
+    args = p.parse_args(argv)
+    if args.command == "draw":
+        rows = draw(args.keep, args.per_doc, args.seed)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{len(rows)} sentences from {len({r['doc'] for r in rows})} documents -> {args.out}")
+        return 0
+    rows = [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines() if line.strip()]
+    json.dump(score(rows), sys.stdout, indent=1, ensure_ascii=False)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
