@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from precis.engine.prompts.inert import as_data
 from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.presets import Preset
 
@@ -150,14 +151,14 @@ class AccountLayout:
         """What happens in part ``number`` of ``parts`` (1-based), in ``count`` lines; ``topics``: words the part
         keeps coming back to (engine.summary.part_topics), shown after it."""
         return self._messages(EXAMPLE_LINES, self._listed("Names met so far", "これまでに出てきた名前", names)
-                              + f"<part {number} of {parts}>\n{part.strip()}\n</part>\n"
+                              + f"<part {number} of {parts}>\n{as_data(part.strip())}\n</part>\n"
                               + self._listed("It keeps coming back to", "この部分でよく出てくる語", topics), count)
 
     def restate_messages(self, passage: str, names: list[str]) -> list[dict]:
         """One line for a passage of the part: the second ask for a line its checks refused, with the
         sentences it was linked to (and their neighbours) in view."""
         return self._messages(1, self._listed("Names met so far", "これまでに出てきた名前", names)
-                              + f"<part>\n{passage.strip()}\n</part>\n", 1)
+                              + f"<part>\n{as_data(passage.strip())}\n</part>\n", 1)
 
     def grammar(self, count: int, names: list[str]) -> str:
         return account_grammar(count, names, self.japanese)

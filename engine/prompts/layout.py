@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from precis.engine.prompts.inert import as_data, special_markers_broken
 from precis.engine.prompts.presets import Preset
 
 RULES_OPEN = "[Mandatory rules for this round]"
@@ -63,13 +64,13 @@ class RoundLayout:
     def _head(self, summary: str) -> str:
         """Rules, date and the existing summary: identical up to the summary text in every kind of round."""
         return (f"{self._rules_block()}\nArchive date: {self.date}\n{SUMMARY_OPEN}\n"
-                f"{summary.strip() or EMPTY_SUMMARY}\n{SUMMARY_CLOSE}\n")
+                f"{as_data(summary.strip()) or EMPTY_SUMMARY}\n{SUMMARY_CLOSE}\n")
 
     def _messages(self, user: str) -> list[dict]:
         return [{"role": "system", "content": self.preset.system}, {"role": "user", "content": user}]
 
     def rolling_messages(self, summary: str, chunk: str, reminder: str = "") -> list[dict]:
-        return self._messages(f"{self._head(summary)}{self.preset.content_label}:\n{CONTENT_OPEN}\n{chunk}\n"
+        return self._messages(f"{self._head(summary)}{self.preset.content_label}:\n{CONTENT_OPEN}\n{as_data(chunk)}\n"
                               f"{CONTENT_CLOSE}\n{FINAL_INSTRUCTION}" + _after_data(reminder))
 
     def map_messages(self, chunk: str, reminder: str = "") -> list[dict]:
@@ -78,7 +79,7 @@ class RoundLayout:
 
     def merge_messages(self, summaries: list[str], reminder: str = "") -> list[dict]:
         """Reduce step: partial summaries of consecutive parts merged into one, in order."""
-        parts = "\n".join(f"<partial_summary n={i}>\n{s.strip()}\n</partial_summary>"
+        parts = "\n".join(f"<partial_summary n={i}>\n{as_data(s.strip())}\n</partial_summary>"
                           for i, s in enumerate(summaries, 1))
         return self._messages(f"{self._rules_block()}\nArchive date: {self.date}\n{parts}\n{MERGE_REQUEST}"
                               + _after_data(reminder))
@@ -139,7 +140,8 @@ class PromptRenderer:
         self.runtime = runtime
 
     def render(self, messages: list[dict]) -> str:
-        return self.runtime.render_chat(messages)
+        # a document's "<|im_end|>" written as text must not close the message it is in (engine.prompts.inert)
+        return self.runtime.render_chat([dict(m, content=special_markers_broken(m["content"])) for m in messages])
 
     def count(self, prompt: str) -> int:
         # Rendered prompts contain template tokens (<|im_start|>...): counted as the runtime sends them.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from precis.engine.prompts.inert import as_data
 from precis.engine.prompts.layout import is_japanese, language_line
 from precis.engine.prompts.presets import Preset
 
@@ -132,7 +133,7 @@ class NotesLayout:
         return [{"role": "system", "content": RESTATE_SYSTEM},
                 {"role": "user", "content": f"{rules}\n<sentence>\n{example}\n</sentence>\nNote:"},
                 {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"<sentence>\n{sentence}\n</sentence>\nNote:"}]
+                {"role": "user", "content": f"<sentence>\n{as_data(sentence)}\n</sentence>\nNote:"}]
 
     def merge_messages(self, pairs: list[tuple[str, str]]) -> list[dict]:
         """Compaction: each pair of related notes said as one short note (engine.summary.compaction)."""
@@ -158,7 +159,7 @@ class NotesLayout:
 
     def heading_messages(self, notes: list[tuple[int, str]], section: str = "", reminder: str = "") -> list[dict]:
         """A heading for a run of consecutive notes: what they are about, in a few words."""
-        numbered = "\n".join(f"[{i}] {point}" for i, point in notes)
+        numbered = as_data("\n".join(f"[{i}] {point}" for i, point in notes))
         user = "\n".join([
             "[Rules]",
             "The numbered notes below were taken, in order, from one stretch of a document.",
@@ -179,7 +180,7 @@ def _numbered_exchange(system: str, rules: str, tag: str, label: str, example: s
     return [{"role": "system", "content": system},
             {"role": "user", "content": f"{rules}\n<{tag}>\n{example}\n</{tag}>\n{label}:"},
             {"role": "assistant", "content": answer},
-            {"role": "user", "content": f"<{tag}>\n{numbered}\n</{tag}>\n{label} ([1] to [{count}]):"
+            {"role": "user", "content": f"<{tag}>\n{as_data(numbered)}\n</{tag}>\n{label} ([1] to [{count}]):"
                                         + (f"\n({reminder})" if reminder else "")}]
 
 
