@@ -16,6 +16,7 @@ speakers' notes together (refused: not shorter), and hands Japanese commit messa
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from precis.engine.events import RoundStarted
@@ -64,6 +65,9 @@ class Bullet:
         return self.notes[-1].part
 
 
+CUT_MARGIN_CHARS = 10          # a merge this near the grammar's bound without its full stop was cut there
+_SENTENCE_END = re.compile(r"[.!?。！？][\"”’」)]?\s*$")
+
 def bullets_of(notes: list[Note]) -> list[Bullet]:
     return [Bullet(n.point.strip(), (n,)) for n in notes]
 
@@ -95,10 +99,15 @@ def pairs_to_merge(bullets: list[Bullet], excess_chars: int, tried: set[tuple[in
     return sorted(chosen)
 
 
-def merge_problems(merged: str, a: Bullet, b: Bullet, language: str | None) -> list[str]:
-    """What is wrong with ``merged`` as the one note saying both ``a`` and ``b`` (nothing: [])."""
+def merge_problems(merged: str, a: Bullet, b: Bullet, language: str | None, whole_sentence: bool = False) -> list[str]:
+    """What is wrong with ``merged`` as the one note saying both ``a`` and ``b`` (nothing: []);
+    ``whole_sentence``: it must end as a sentence ends (the account's prose, not a note's bullet)."""
     source = f"{a.point} {b.point} {a.quote} {b.quote}"
     problems = []
+    if " / " in merged:
+        problems.append("side_by_side")                  # the pair as shown, "a / b", handed back
+    if merged and whole_sentence and not _SENTENCE_END.search(merged):
+        problems.append("cut_off")                       # a sentence without its end ("... looking at remote cont")
     if not merged or not point_supported(merged, source):
         problems.append("unsupported")                   # a number or most words neither note holds
     if merged and negation_invented(merged, source):
@@ -130,7 +139,7 @@ class Compacted:
 
 
 def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], total: int, language: str | None,
-                  tried: set[tuple[int, int]]):
+                  tried: set[tuple[int, int]], whole_sentence: bool = False):
     """Generator (yields RoundStarted, TokensGenerated); returns Compacted: one round of merges of the bullets
     at ``positions`` with their next (pairs_to_merge), in calls of at most PAIRS_PER_MERGE_CALL pairs.
     ``tried``: pairs already refused, not asked again; a pair refused now is added."""
@@ -149,7 +158,10 @@ def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], 
         replies = numbered_answers(result, len(batch))      # a line cut by the token budget is no merge
         for number, i in enumerate(batch, 1):
             merged = replies[number - 1]
-            if merge_problems(merged, bullets[i], bullets[i + 1], layout.language):
+            if whole_sentence and merged and not _SENTENCE_END.search(merged) and \
+                    len(merged) < POINT_CHARS[1] - CUT_MARGIN_CHARS:
+                merged = merged.rstrip(" ,;:") + "."      # a whole clause the grammar let end without its stop
+            if merge_problems(merged, bullets[i], bullets[i + 1], layout.language, whole_sentence):
                 tried.add((bullets[i].id, bullets[i + 1].id))
                 out.refused += 1
             else:

@@ -6,7 +6,7 @@ import re
 from rapidfuzz import fuzz
 
 from precis.engine.summary.alignment import PartIndex
-from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Check, Claim, Example
+from precis.engine.summary.checks import ACCOUNT_LINE, JA, NOTE_IN_ACCOUNT, Check, Claim, Example, language_key
 from precis.engine.summary.evidence import copy_share, normalise
 
 # A sentence mostly made of runs of LIFTED_RUN_WORDS words or more in a row from the part is a line lifted from
@@ -62,6 +62,18 @@ def _opener(claim: Claim) -> str | None:
     (the grammar holds a line's opening where the runtime takes one; a model server may not)."""
     m = _OPENER.match(claim.text.strip(" \"“"))
     return f"opens with '{m.group(0)}' instead of a name" if m else None
+
+
+def _cut_off(claim: Claim) -> str | None:
+    """A sentence stopped by the grammar's bound on a line's length, given its full stop there ("... and
+    suggests that the Marketing team can copy paste something from.": a development meeting's account)."""
+    from precis.engine.prompts.account import JA_LINE_CHARS, LINE_CHARS
+    text = claim.text.rstrip(".!。")
+    if language_key(claim.language) == JA:
+        return "stopped at the longest a line may be, mid-sentence" if len(text) >= JA_LINE_CHARS[1] else None
+    opener = max((n for n in claim.known_names if text.startswith(n)), key=len, default="")
+    body = len(text) - (len(opener) + 1 if opener else len("The x"))
+    return "stopped at the longest a line may be, mid-sentence" if body >= LINE_CHARS[1] else None
 
 
 HINTS_LISTED = 4                 # hint words in one comma-separated list: the hints copied, not what happens
@@ -126,6 +138,13 @@ CHECKS = (
           refuses=(Example(_claim("He stares at the closed door.", STORY), "who is he?"),
                    Example(_claim("I yelled and ran after him.", STORY), "a narrator's line (held-out story)")),
           passes=(Example(_claim("Maitland stares at the door after the girl leaves.", STORY), "named"),)),
+    Check("cut_off", frozenset({ACCOUNT_LINE}), None, _cut_off,
+          refuses=(Example(Claim("The Project Manager discusses the importance of taking notes on the points discussed "
+                                 "during the presentation and suggests that the Marketing team can copy paste "
+                                 "something from.", MEETING),
+                           "stopped at the bound (development meeting)"),),
+          passes=(Example(Claim("The Project Manager asks the team to take notes during the presentation.", MEETING),
+                          "a whole sentence"),)),
     Check("hints_listed", frozenset({ACCOUNT_LINE}), frozenset({"en"}), _hints_listed,
           refuses=(Example(Claim("The Project Manager asks the Marketing team to consider buttons, colour, wheel, "
                                  "hand, really, scroll, expensive, dynamo.", MEETING,
