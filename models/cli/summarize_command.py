@@ -47,16 +47,16 @@ def run(args) -> int:
 def _run(args, request, loaded, resume_state, checked) -> int:
     emit = _json_emitter() if args.json_events else ProgressLine(sys.stderr)
     runtimes = []
+    cancel = CancelToken()
 
     def runtime_for(path, settings):
         if request.server:
-            runtimes.append(connect_with(settings))
+            runtimes.append(connect_with(settings, cancel))     # Ctrl-C ends discovery too
         else:
             from precis.engine.runtime.llama import LlamaRuntime
             runtimes.append(LlamaRuntime.load(path, settings))
         return runtimes[-1], True
 
-    cancel = CancelToken()
     previous = _stop_on_signals(cancel)
     reported = None
     try:

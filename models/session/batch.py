@@ -168,7 +168,7 @@ def _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, con
     runtimes = []
 
     def runtime_for(_path, _settings):
-        runtimes.append(connect_runtime(request))
+        runtimes.append(connect_runtime(request, cancel))     # Stop ends discovery too
         return runtimes[-1], True
 
     one_request = request.with_changes(files=[item.file], per_file=False, parallel=calls_per_document, out=item.out)

@@ -27,6 +27,7 @@ from precis.engine.runtime.server.tokens import (
     render_chatml,
     tokenizer_for,
 )
+from precis.engine.runtime.server.waits import MID_STREAM, READ_TIMEOUT_SECONDS, TOKENIZE, ServerSilent
 
 API_KEY_VARIABLE = "PRECIS_API_KEY"
 # A reported prompt this much shorter than the exact count means the server dropped part of it.
@@ -49,7 +50,7 @@ class ServerSettings:
     url: str
     model: str = ""
     n_ctx: int = 0                      # 0: the server's context; otherwise at most this
-    read_timeout: float = 600.0
+    read_timeout_s: float = READ_TIMEOUT_SECONDS   # generation's longest silence; every other wait is shorter
     key_env: str = API_KEY_VARIABLE     # the environment variable holding the key (the name, not the key)
 
     def as_dict(self) -> dict:
@@ -85,8 +86,11 @@ class ServerRuntime:
         self.reuse_reported = False      # True once the server said how many prompt tokens it reused
 
     @classmethod
-    def connect(cls, settings: ServerSettings, api_key: str | None = None) -> "ServerRuntime":
-        connection = Connection(ServerAddress.parse(settings.url), api_key, read_timeout=settings.read_timeout)
+    def connect(cls, settings: ServerSettings, api_key: str | None = None,
+                cancel: CancelToken | None = None) -> "ServerRuntime":
+        """Discover the server; ``cancel`` (the run's token) ends this and every later request at once."""
+        connection = Connection(ServerAddress.parse(settings.url), api_key, read_timeout_s=settings.read_timeout_s,
+                                cancel=cancel)
         return cls(connection, discover(connection, settings.model or None), settings.n_ctx)
 
     @property
@@ -146,10 +150,12 @@ class ServerRuntime:
     def render_chat(self, messages: list[dict]) -> ChatPrompt:
         messages = [{"role": m["role"], "content": m["content"]} for m in messages]
         if self.info.kind == LLAMA_CPP:
-            text = self.connection.post_json("/apply-template", {"messages": messages}, root=True).get("prompt")
+            text = self.connection.post_json("/apply-template", {"messages": messages}, root=True,
+                                             phase=TOKENIZE).get("prompt")
         elif self.info.kind == VLLM:
             ids = self.connection.post_json("/tokenize", {"model": self.info.model, "messages": messages,
-                                                          "add_generation_prompt": True}, root=True).get("tokens")
+                                                          "add_generation_prompt": True}, root=True,
+                                            phase=TOKENIZE).get("tokens")
             text = self.detokenize(ids or [])
             self.tokens.remember(text, len(ids or []))    # counted already: no second /tokenize of the text
         elif self._renderer_vocab is not None:
@@ -202,6 +208,10 @@ class ServerRuntime:
             if not finished:
                 raise ServerError(f"The server broke off the reply after {stats.generated_tokens} tokens (the "
                                   "stream ended without finishing). Finished rounds are kept; run again to resume.")
+        except ServerSilent as exc:
+            if stats.generated_tokens and exc.phase != MID_STREAM:     # silent after the reply had started
+                raise ServerSilent(MID_STREAM, exc.url, exc.waited_s, tokens=stats.generated_tokens) from exc
+            raise
         except Cancelled:
             stats.stopped_by = "cancelled"
             raise
