@@ -4,6 +4,7 @@ on stderr that says what happened and what to do, and the finished rounds kept. 
 answers to the same faults are in tests/engine/test_server_runtime.py."""
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import time
@@ -70,3 +71,25 @@ def test_ctrl_c_stops_a_parallel_batch_waiting_on_a_slow_server_within_2_s(tmp_p
     assert code == 130 and took < STOP_WITHIN_S, (code, took, err)
     index = json.loads((out / f"{DATE}-batch.json").read_text(encoding="utf-8"))
     assert [d["status"] for d in index["documents"]] == ["cancelled", "cancelled"]
+
+
+# ----- a full disk ---------------------------------------------------------------------------------
+def _disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_output_disk_exits_2_and_says_where_the_results_are(tmp_path, capsys, monkeypatch, precis_home):
+    monkeypatch.setattr("precis.models.cli.summarize_command.write_outputs", _disk_full)
+    with FakeOpenAIServer(Script(reply=REPLY)) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out"), capsys)
+    run_dir = next((precis_home).rglob("state.json")).parent
+    assert code == 2, err                        # an output folder that cannot be used, not a bug (1)
+    assert "No space left on device" in err and f"they are saved in {run_dir}" in err
+    assert (run_dir / f"{DATE}-summary.md").is_file()
+
+
+def test_a_full_output_disk_in_a_batch_exits_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("precis.models.session.batch.write_outputs", _disk_full)
+    with FakeOpenAIServer(Script(reply=REPLY)) as server:
+        code, err = _run(summarize_args(server.url, _two_files(tmp_path), tmp_path / "out", "--per-file"), capsys)
+    assert code == 2 and err.count("No space left on device") == 2, err
