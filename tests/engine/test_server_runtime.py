@@ -115,7 +115,7 @@ def test_a_wrong_or_missing_key_says_what_to_set():
 
 def test_an_unknown_model_lists_the_ones_served():
     with FakeOpenAIServer(Script(models=["a", "b"])) as server:
-        with pytest.raises(BadInput, match="no model 'c'; it serves: a, b"):
+        with pytest.raises(ServerError, match="no model 'c'; it serves: a, b"):   # the server's side: exit 5
             _connect(server, model="c")
         assert _connect(server, model="b").info.model == "b"
         assert _connect(server).info.model == "a"

@@ -34,6 +34,16 @@ def _run(args, capsys) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
+# ----- refusals ------------------------------------------------------------------------------------
+def test_a_model_the_server_does_not_serve_exits_5_and_lists_the_ones_it_does(tmp_path, capsys):
+    with FakeOpenAIServer(Script(models=["qwen-7b", "llama-8b"])) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out", "--server-model", "gpt-4"),
+                         capsys)
+    assert code == 5                       # the server's side, as docs/servers.md says (it was 2)
+    assert "has no model 'gpt-4'; it serves: qwen-7b, llama-8b" in err and "--server-model" in err
+    assert err.count("has no model") == 1
+
+
 # ----- slow under --parallel -----------------------------------------------------------------------
 def _two_files(tmp_path):
     folder = tmp_path / "in"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
-from precis.engine.errors import BadInput, ServerError
+from precis.engine.errors import ServerError
 from precis.engine.runtime.server.connection import Connection
 from precis.engine.runtime.server.waits import DISCOVERY, ServerSilent
 
@@ -77,7 +77,10 @@ def choose_model(entries: list[dict], wanted: str | None, url: str) -> dict:
         if entry["id"] == wanted:
             return entry
     names = ", ".join(e["id"] for e in entries[:10])
-    raise BadInput(f"The model server at {url} has no model {wanted!r}; it serves: {names}.")
+    # The server's side (exit 5), not a bad option (2): the same command ran while the server served it,
+    # and a model unloaded later is found missing here or by the completion's 404 alike.
+    raise ServerError(f"The model server at {url} has no model {wanted!r}; it serves: {names}. Pick one with "
+                      "--server-model, or load that model on the server.")
 
 
 def discover(connection: Connection, wanted_model: str | None = None) -> ServerInfo:
