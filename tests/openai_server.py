@@ -3,7 +3,8 @@
 It speaks the shapes real servers send (SSE chat chunks with usage, llama.cpp's /props, /tokenize and
 /apply-template, vLLM's max_model_len, Ollama's /api/show and NDJSON /api/chat, llama-cpp-python's
 /extras/tokenize) and fails on request: a status for the next N calls, a stream cut after N pieces,
-a sleep before answering, a hang at one phase (it accepts, and never answers there). Tokens are whitespace-separated words, so counts are easy to reason about.
+a sleep before answering, a hang at one phase (it accepts, and never answers there), lines that are
+not a stream. Tokens are whitespace-separated words, so counts are easy to reason about.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class Script:
     reply: str = "A short summary of the part."
     api_key: str | None = None
     fail_status: int = 0                   # answer this status ...
-    fail_times: int = 0                    # ... to this many generation calls
+    fail_times: int = 0                    # ... to this many generation calls ...
+    fail_from_generation: int = 1          # ... from this one on (1-based)
     fail_message: str = "server busy"
     retry_after: str | None = None
     cut_after_pieces: int | None = None    # end the stream after this many pieces, without finishing
@@ -36,6 +38,8 @@ class Script:
     hang_from_generation: int = 1
     hang_after_pieces: int = 2
     hanging: int = 0                       # requests hanging now
+    raw_stream: list | None = None         # lines (bytes) a generation sends instead of its events
+    models_body: bytes | None = None       # what /v1/models answers instead of the list
     released: threading.Event = field(default_factory=threading.Event)
     report_prompt_tokens: int | None = None   # usage.prompt_tokens to report (default: the real count)
     max_prompt_tokens: int | None = None      # refuse longer prompts as vLLM does (a context shorter than said)
@@ -97,6 +101,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._hang()
         if not self._authorised():
             return
+        if self.path == "/v1/models" and s.models_body is not None:
+            return self._send(200, s.models_body, content_type="text/html")
         if self.path == "/v1/models":
             entries = []
             for m in s.models:
@@ -168,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.script
         if body.get("model") not in s.models:
             return self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
-        if s.fail_times > 0:
+        if s.fail_times > 0 and s.generations >= s.fail_from_generation:
             s.fail_times -= 1
             headers = {"Retry-After": s.retry_after} if s.retry_after else None
             return self._send(s.fail_status, {"error": {"message": s.fail_message}}, extra_headers=headers)
@@ -192,6 +198,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson" if ollama else "text/event-stream")
         self.send_header("Connection", "close")
         self.end_headers()
+        if s.raw_stream is not None:
+            for line in s.raw_stream:
+                self.wfile.write(line + b"\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if hang == "after-headers":
             self.wfile.flush()
             return self._hang()

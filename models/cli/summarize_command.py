@@ -81,7 +81,7 @@ def _run(args, request, loaded, resume_state, checked) -> int:
         return ExitCode.BAD_INPUT
     if not args.json_events:
         print_end(reported, paths, sys.stderr)
-    if reported.outcome == "failed":
+    if reported.outcome == "failed":             # last, as an error; print_end leaves it out (once, not twice)
         print(f"precis: {reported.message}", file=sys.stderr)
     return reported.exit_code
 

@@ -68,6 +68,7 @@ def test_a_server_silent_at_each_phase_is_given_up_after_its_wait_naming_the_pha
     err = capsys.readouterr().err
     assert code == 5 and took < 20, (code, took, err)
     assert phase in err and detail in err, err
+    assert err.count(phase) == 1                        # said once
     if hang != "tokenize":                              # tokenize hangs while planning, before any round
         state = only_run_state(precis_home)
         assert state["status"] == "failed" and len(state["rounds"]) == 1

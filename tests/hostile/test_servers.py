@@ -19,6 +19,7 @@ from tests.hostile.server_runs import (
     STOP_WITHIN_S,
     day,
     end,
+    only_run_state,
     precis_process,
     stop_and_time,
     summarize_args,
@@ -27,6 +28,13 @@ from tests.hostile.server_runs import (
 from tests.openai_server import FakeOpenAIServer, Script
 
 pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def no_backoff(monkeypatch):
+    """The same retries, without the real 1, 2 and 4 s between them."""
+    monkeypatch.setattr("precis.engine.runtime.server.connection.Connection._retry_delay",
+                        lambda self, attempt, response: 0.01)
 
 
 def _run(args, capsys) -> tuple[int, str]:
@@ -42,6 +50,74 @@ def test_a_model_the_server_does_not_serve_exits_5_and_lists_the_ones_it_does(tm
     assert code == 5                       # the server's side, as docs/servers.md says (it was 2)
     assert "has no model 'gpt-4'; it serves: qwen-7b, llama-8b" in err and "--server-model" in err
     assert err.count("has no model") == 1
+
+
+@pytest.mark.parametrize("key, said", [
+    (None, "Set PRECIS_API_KEY to the server's API key"),
+    ("wrong", "The key in PRECIS_API_KEY was refused"),
+])
+def test_a_refused_key_exits_5_and_says_whether_it_was_missing_or_wrong(tmp_path, capsys, monkeypatch, key, said):
+    if key is None:
+        monkeypatch.delenv("PRECIS_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("PRECIS_API_KEY", key)
+    with FakeOpenAIServer(Script(api_key="sesame")) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out"), capsys)
+    assert code == 5 and "HTTP 401" in err and said in err
+    assert err.count("HTTP 401") == 1 and "sesame" not in err
+
+
+# ----- failures mid-run ----------------------------------------------------------------------------
+def test_http_500_is_retried_then_exits_5_said_once_with_the_finished_rounds_kept(tmp_path, capsys, no_backoff,
+                                                                                  precis_home):
+    script = Script(reply=REPLY, fail_status=500, fail_times=99, fail_from_generation=2,
+                    fail_message="CUDA out of memory")
+    with FakeOpenAIServer(script) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path), tmp_path / "out"), capsys)
+    assert code == 5 and script.generations == 1 + 4          # the first round, then four attempts
+    assert "HTTP 500: CUDA out of memory" in err and "after 4 attempts" in err
+    assert err.count("CUDA out of memory") == 1               # it was printed twice
+    assert "1 finished round kept; resume with `precis summarize --resume" in err
+    assert len(only_run_state(precis_home)["rounds"]) == 1
+
+
+def test_a_stream_cut_mid_reply_exits_5_said_once(tmp_path, capsys, precis_home):
+    with FakeOpenAIServer(Script(reply=REPLY, cut_from_generation=2)) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path), tmp_path / "out"), capsys)
+    assert code == 5 and "broke off the reply after 1 token (the stream ended" in err
+    assert err.count("broke off the reply") == 1
+    assert len(only_run_state(precis_home)["rounds"]) == 1
+
+
+# ----- what is not a stream ------------------------------------------------------------------------
+@pytest.mark.parametrize("lines, shown", [
+    ([b"<html><body><h1>502 Bad Gateway</h1></body></html>"], "<html><body><h1>502 Bad Gateway"),
+    ([b'data: {"choices": [{"delta": {"content": "The te'], 'data: {"choices": [{"delta"'),
+    ([b'data: {"id": "x", "object": "chat.completion.chunk"}'], '"object": "chat.completion.chunk"'),
+])
+def test_a_malformed_stream_is_called_malformed_shown_and_explained(tmp_path, capsys, lines, shown):
+    with FakeOpenAIServer(Script(raw_stream=lines)) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out"), capsys)
+    assert code == 5
+    assert "reply was malformed: no text came, only 1 line(s) that are not streamed JSON events" in err, err
+    assert shown in err and "OpenAI-compatible base" in err and "stream" in err
+    assert "broke off the reply after 0 tokens" not in err
+
+
+def test_a_models_list_that_is_not_json_says_so(tmp_path, capsys):
+    with FakeOpenAIServer(Script(models_body=b"<html>Welcome to nginx!</html>")) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out"), capsys)
+    assert code == 5 and "answered with something that is not JSON" in err and "Welcome to nginx" in err
+
+
+def test_a_server_that_ignores_stream_and_sends_the_whole_reply_is_read_not_empty(tmp_path, capsys):
+    whole = {"choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 0, "completion_tokens": 30}}
+    with FakeOpenAIServer(Script(raw_stream=[json.dumps(whole).encode()], report_prompt_tokens=0)) as server:
+        code, err = _run(summarize_args(server.url, day(tmp_path, 3), tmp_path / "out"), capsys)
+    summary = (tmp_path / "out" / f"{DATE}-summary.md").read_text(encoding="utf-8")
+    assert code == 0, err
+    assert "Alice will update the changelog" in summary
 
 
 # ----- slow under --parallel -----------------------------------------------------------------------
@@ -103,3 +179,15 @@ def test_a_full_output_disk_in_a_batch_exits_2(tmp_path, capsys, monkeypatch):
     with FakeOpenAIServer(Script(reply=REPLY)) as server:
         code, err = _run(summarize_args(server.url, _two_files(tmp_path), tmp_path / "out", "--per-file"), capsys)
     assert code == 2 and err.count("No space left on device") == 2, err
+
+
+# ----- what --help says ----------------------------------------------------------------------------
+def test_help_lists_exit_code_5_and_says_what_runs_does(capsys):
+    with pytest.raises(SystemExit):
+        main(["summarize", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "5 model server (--server) unreachable, refusing or broke off" in text
+    with pytest.raises(SystemExit):
+        main(["runs", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "List the saved runs" in text and "--resume RUN" in text
