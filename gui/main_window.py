@@ -124,6 +124,8 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop the run and every owner thread; each closes what it owns in its own thread."""
         self.model_owner.cancel.cancel()
+        if self.server_dialog is not None:
+            self.server_dialog.stop_fetch()      # the I/O thread must not wait out a silent server
         self.pump.stop()
         for owner in (self.model_owner, self.planner, self.io):
             if owner.alive:

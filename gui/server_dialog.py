@@ -1,5 +1,6 @@
 """Model server…: the base URL of an OpenAI-compatible server, the environment variable that holds its
-key, and its model, chosen from the list the server itself returns (fetched off the GUI thread)."""
+key, and its model, chosen from the list the server itself returns (fetched off the GUI thread, within
+discovery's few seconds; closing the dialog ends a fetch still waiting)."""
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from precis.engine.runtime.protocol import CancelToken
 from precis.models.session.server_connection import ServerProbe, probe_server
 
 TOKEN_COUNTS = {"tokenize": "exact (the server's tokenizer)", "local-gguf": "exact (the model's GGUF on this machine)",
@@ -29,6 +31,7 @@ class ServerDialog(QDialog):
         self.setWindowTitle("Model server")
         self.setObjectName("serverDialog")
         self._submit = submit
+        self._cancel = CancelToken()
         self.probe: ServerProbe | None = None
         self._wanted_model = model
         layout = QVBoxLayout(self)
@@ -88,7 +91,16 @@ class ServerDialog(QDialog):
         self.connect_button.setEnabled(False)
         self.ok_button.setEnabled(False)
         self.status.setText(f"Connecting to {url}…")
-        self._submit(probe_server, (url, self._wanted_model, self.key_env.text().strip()))
+        self._cancel = CancelToken()
+        self._submit(probe_server, (url, self._wanted_model, self.key_env.text().strip(), self._cancel))
+
+    def stop_fetch(self) -> None:
+        """A fetch still waiting for the server ends now (the dialog or the window closed)."""
+        self._cancel.cancel()
+
+    def done(self, result: int) -> None:
+        self.stop_fetch()
+        super().done(result)
 
     def probed(self, ok: bool, value) -> None:
         """The worker's answer: a ServerProbe, or the error message."""

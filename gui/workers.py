@@ -255,7 +255,7 @@ class ModelOwner(Owner):
         if isinstance(settings, ServerSettings):
             # A new connection per run: the server may have been restarted with another model or context.
             self.close()
-            self._runtime = connect_with(settings)
+            self._runtime = connect_with(settings, self.cancel)    # Stop ends discovery too
             return self._runtime, False
         key = (str(path), settings)
         if self._loaded_for == key:

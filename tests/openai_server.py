@@ -3,7 +3,8 @@
 It speaks the shapes real servers send (SSE chat chunks with usage, llama.cpp's /props, /tokenize and
 /apply-template, vLLM's max_model_len, Ollama's /api/show and NDJSON /api/chat, llama-cpp-python's
 /extras/tokenize) and fails on request: a status for the next N calls, a stream cut after N pieces,
-a sleep before answering. Tokens are whitespace-separated words, so counts are easy to reason about.
+a sleep before answering, a hang at one phase (it accepts, and never answers there), lines that are
+not a stream. Tokens are whitespace-separated words, so counts are easy to reason about.
 """
 from __future__ import annotations
 
@@ -22,12 +23,24 @@ class Script:
     reply: str = "A short summary of the part."
     api_key: str | None = None
     fail_status: int = 0                   # answer this status ...
-    fail_times: int = 0                    # ... to this many generation calls
+    fail_times: int = 0                    # ... to this many generation calls ...
+    fail_from_generation: int = 1          # ... from this one on (1-based)
     fail_message: str = "server busy"
     retry_after: str | None = None
     cut_after_pieces: int | None = None    # end the stream after this many pieces, without finishing
     cut_from_generation: int | None = None  # ... in every generation call from this one on (1-based)
     sleep_seconds: float = 0.0             # before answering a generation call
+    # Never answer, until the server stops: "everything" (connections are accepted, nothing is said),
+    # "tokenize" (/tokenize, /apply-template), "completion" (no headers), "after-headers" (headers, then
+    # nothing), "mid-stream" (hang_after_pieces pieces, then nothing). Completions hang from the
+    # hang_from_generation-th on (1-based); the ones before are answered.
+    hang: str = ""
+    hang_from_generation: int = 1
+    hang_after_pieces: int = 2
+    hanging: int = 0                       # requests hanging now
+    raw_stream: list | None = None         # lines (bytes) a generation sends instead of its events
+    models_body: bytes | None = None       # what /v1/models answers instead of the list
+    released: threading.Event = field(default_factory=threading.Event)
     report_prompt_tokens: int | None = None   # usage.prompt_tokens to report (default: the real count)
     max_prompt_tokens: int | None = None      # refuse longer prompts as vLLM does (a context shorter than said)
     requests: list = field(default_factory=list)   # (method, path, json body or None, headers)
@@ -62,6 +75,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _hang(self) -> None:
+        """Say nothing more until the server stops (the client must give up or be stopped first)."""
+        s = self.script
+        with s.lock:
+            s.hanging += 1
+        try:
+            s.released.wait()
+        finally:
+            with s.lock:
+                s.hanging -= 1
+        self.close_connection = True
+
     def _authorised(self) -> bool:
         key = self.script.api_key
         if key is None or self.headers.get("Authorization") == f"Bearer {key}":
@@ -72,8 +97,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 - http.server API
         s = self.script
         s.requests.append(("GET", self.path, None, dict(self.headers)))
+        if s.hang == "everything":
+            return self._hang()
         if not self._authorised():
             return
+        if self.path == "/v1/models" and s.models_body is not None:
+            return self._send(200, s.models_body, content_type="text/html")
         if self.path == "/v1/models":
             entries = []
             for m in s.models:
@@ -95,6 +124,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         s.requests.append(("POST", self.path, body, dict(self.headers)))
+        if s.hang == "everything" or (s.hang == "tokenize" and self.path in ("/tokenize", "/apply-template")):
+            return self._hang()
         if not self._authorised():
             return
         if self.path == "/tokenize" and s.kind in ("llama.cpp", "vllm"):
@@ -143,10 +174,13 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.script
         if body.get("model") not in s.models:
             return self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
-        if s.fail_times > 0:
+        if s.fail_times > 0 and s.generations >= s.fail_from_generation:
             s.fail_times -= 1
             headers = {"Retry-After": s.retry_after} if s.retry_after else None
             return self._send(s.fail_status, {"error": {"message": s.fail_message}}, extra_headers=headers)
+        hang = s.hang if s.generations >= s.hang_from_generation else ""
+        if hang == "completion":
+            return self._hang()
         if s.sleep_seconds:
             time.sleep(s.sleep_seconds)
         prompt = _render(body["messages"]) if "messages" in body else body.get("prompt", "")
@@ -164,10 +198,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson" if ollama else "text/event-stream")
         self.send_header("Connection", "close")
         self.end_headers()
+        if s.raw_stream is not None:
+            for line in s.raw_stream:
+                self.wfile.write(line + b"\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if hang == "after-headers":
+            self.wfile.flush()
+            return self._hang()
         cut = s.cut_after_pieces
         if s.cut_from_generation is not None and s.generations >= s.cut_from_generation:
             cut = 1
         for i, piece in enumerate(pieces):
+            if hang == "mid-stream" and i >= s.hang_after_pieces:
+                return self._hang()
             if cut is not None and i >= cut:
                 self.wfile.flush()
                 self.close_connection = True
@@ -221,5 +266,6 @@ class FakeOpenAIServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.script.released.set()         # hanging handlers return and close their connections
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -159,9 +159,13 @@ def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
     return ledgers
 
 
-def make_report(runtime, plan: RunPlan, state: RunState) -> RunReport:
-    """The run report of ``state`` as it stands (finished, cancelled or failed)."""
-    return build_report(plan, state, build_ledgers(plan, state), static_prefix_tokens(runtime, plan))
+def make_report(runtime, plan: RunPlan, state: RunState, static_tokens: int | None = None) -> RunReport:
+    """The run report of ``state`` as it stands (finished, cancelled or failed). ``static_tokens``, counted
+    before the run, spares the runtime a call after it: a server that was stopped or broke off may not
+    answer any more."""
+    if static_tokens is None:
+        static_tokens = static_prefix_tokens(runtime, plan)
+    return build_report(plan, state, build_ledgers(plan, state), static_tokens)
 
 
 def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger], static_tokens: int) -> RunReport:

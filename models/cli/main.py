@@ -14,7 +14,8 @@ from precis.models.gguf.header import GGUFError
 from precis.models.session.request import PLAN, SUMMARIZE, add_options
 
 EXIT_CODES_HELP = ("exit codes: 0 done, 1 unexpected failure, 2 bad input (file, option, output folder), "
-                   "3 model error, 4 Hugging Face Hub unreachable, 130 cancelled (finished rounds are kept)")
+                   "3 model error, 4 Hugging Face Hub unreachable, 5 model server (--server) unreachable, refusing "
+                   "or broke off, 130 cancelled (finished rounds are kept)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,13 +55,19 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print the plan as JSON (keys: docs/cli.md)")
 
     summarize = sub.add_parser("summarize", help="summarize documents headless (progress on stderr)",
+                               description="Summarize documents headless, with the local model or through a model "
+                                           "server (--server); progress on stderr, results in --out. Every finished "
+                                           "round is checkpointed: --resume continues a stopped run.",
                                epilog=EXIT_CODES_HELP)
     add_options(summarize, SUMMARIZE)
     summarize.add_argument("--resume", metavar="RUN", help="continue a cancelled, failed or killed run (id or folder; "
                                                            "`precis runs` lists them)")
     summarize.add_argument("--json-events", action="store_true", help="print every event as a JSON line on stdout")
 
-    runs = sub.add_parser("runs", help="list saved runs (unfinished ones can be resumed)")
+    runs = sub.add_parser("runs", help="list saved runs (unfinished ones can be resumed)",
+                          description="List the saved runs, newest first, with their status and rounds. A cancelled, "
+                                      "failed or killed run shows the `precis summarize --resume RUN` that continues "
+                                      "it after its last finished round.")
     runs.add_argument("--json", action="store_true", help="print the runs as JSON")
     return p
 

@@ -105,7 +105,7 @@ def print_end(reported, paths, out) -> None:
           f"static prompt evaluated {report.prefix_reuse['static_prompt_evaluations']}x; "
           f"{len(report.collapses)} failed rounds repaired; facts kept {facts['kept']}, changed {facts['changed']}, "
           f"lost {facts['lost']}", file=out)
-    if reported.message:
+    if reported.message and reported.outcome != "failed":     # a failure's message is printed as an error
         print(reported.message, file=out)
     for p in paths:
         print(f"wrote {p}", file=out)

@@ -47,16 +47,16 @@ def run(args) -> int:
 def _run(args, request, loaded, resume_state, checked) -> int:
     emit = _json_emitter() if args.json_events else ProgressLine(sys.stderr)
     runtimes = []
+    cancel = CancelToken()
 
     def runtime_for(path, settings):
         if request.server:
-            runtimes.append(connect_with(settings))
+            runtimes.append(connect_with(settings, cancel))     # Ctrl-C ends discovery too
         else:
             from precis.engine.runtime.llama import LlamaRuntime
             runtimes.append(LlamaRuntime.load(path, settings))
         return runtimes[-1], True
 
-    cancel = CancelToken()
     previous = _stop_on_signals(cancel)
     reported = None
     try:
@@ -74,12 +74,14 @@ def _run(args, request, loaded, resume_state, checked) -> int:
     try:
         paths = write_outputs(checked.out, reported.report, reported.state)
     except OSError as exc:     # checked before the run, but a disk can fill or a folder vanish meanwhile
+        # An output folder that cannot be used, as the preflight's refusals (2), not a bug (1): nothing is
+        # lost, and a cron wrapper must not report one.
         print(f"precis: could not write the results into {checked.out} ({exc.strerror or exc}); they are saved in "
-              f"{reported.state.directory}", file=sys.stderr)
-        return ExitCode.FAILED
+              f"{reported.state.directory}. Free space or fix the folder, then copy them from there.", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     if not args.json_events:
         print_end(reported, paths, sys.stderr)
-    if reported.outcome == "failed":
+    if reported.outcome == "failed":             # last, as an error; print_end leaves it out (once, not twice)
         print(f"precis: {reported.message}", file=sys.stderr)
     return reported.exit_code
 

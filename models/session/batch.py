@@ -168,7 +168,7 @@ def _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, con
     runtimes = []
 
     def runtime_for(_path, _settings):
-        runtimes.append(connect_runtime(request))
+        runtimes.append(connect_runtime(request, cancel))     # Stop ends discovery too
         return runtimes[-1], True
 
     one_request = request.with_changes(files=[item.file], per_file=False, parallel=calls_per_document, out=item.out)
@@ -182,9 +182,9 @@ def _run_one(request, doc, item, cancel, resume, on_event, manifest, inputs, con
             elif isinstance(event, RunReported):
                 try:
                     write_outputs(Path(item.out), event.report, event.state)
-                except OSError as exc:
+                except OSError as exc:     # an output folder that cannot be used (2), not a bug (1)
                     event = RunReported("failed", f"could not write into {item.out} ({exc.strerror or exc}); the "
-                                        f"results are in {event.state.directory}", ExitCode.FAILED, event.report,
+                                        f"results are in {event.state.directory}", ExitCode.BAD_INPUT, event.report,
                                         event.state, event.plan)
                 note = item.message if item.message.startswith("not resumed") else ""
                 item.status, item.exit_code = event.outcome, event.exit_code

@@ -17,7 +17,7 @@ from precis.engine.errors import BadInput, ExitCode
 from precis.engine.events import RunFinished
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.runs.outputs import write_outputs
-from precis.engine.runs.report import RunReport, make_report
+from precis.engine.runs.report import RunReport, make_report, static_prefix_tokens
 from precis.engine.runs.run import RunOptions, new_state, run_summary
 from precis.engine.runs.state import RunState, check_resumable, load_state
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
@@ -102,6 +102,8 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
         if plan.rounds > request.max_rounds:
             raise BadInput(f"The plan has {plan.rounds:,} rounds, more than the cap of {request.max_rounds:,} "
                            "(--max-rounds). Split the document, use a larger context, or raise the cap.")
+        # Counted now, for the report: after a Stop or a server that broke off, the runtime may not answer.
+        static_tokens = static_prefix_tokens(runtime, plan)
         state = new_state(plan, target.model_path, target.settings(runtime), options, files, request.as_dict(),
                           model_identity=target.identity(runtime))
         state.inputs = inputs or {"warnings": [{"file": str(d.path), "warning": w} for d in documents
@@ -134,7 +136,7 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
             continue
         break
     yield finished
-    report = make_report(runtime, plan, state)
+    report = make_report(runtime, plan, state, static_tokens)
     if not request.server:
         record_measured_speeds(target.model_path, target.local_settings, report)
     write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds

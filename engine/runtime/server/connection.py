@@ -1,9 +1,9 @@
 """HTTP to an OpenAI-compatible model server: JSON requests with bounded retries, and streamed replies
 that a cancel closes at once.
 
-The standard library's http.client is enough here and keeps control of the socket: a Stop must close
-a stream that is waiting for a server still reading a long prompt, so a watcher thread shuts the
-socket down when the cancel token is set, and the blocked read returns. TLS certificates are always
+The standard library's http.client is enough here and keeps control of the socket: every request,
+from the connect on, runs under a ``Watch`` (waits.py) that shuts the socket down when the cancel token
+is set or the phase's time is up, so no wait outlasts its phase or a Stop. TLS certificates are always
 verified (ssl.create_default_context). The API key goes only into the Authorization header; nothing
 here writes it anywhere, and ``ServerAddress.display`` drops credentials from the URL.
 """
@@ -14,7 +14,6 @@ import json
 import re
 import socket
 import ssl
-import threading
 import time
 from dataclasses import dataclass
 from typing import Iterator
@@ -22,6 +21,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 from precis.engine.errors import BadInput, Cancelled, ServerContextShort, ServerError
 from precis.engine.runtime.protocol import CancelToken
+from precis.engine.runtime.server.waits import (
+    CANCEL_POLL_SECONDS,
+    CONNECT_TIMEOUT_SECONDS,
+    FIRST_TOKEN,
+    READ_TIMEOUT_SECONDS,
+    ConnectTimeout,
+    ServerSilent,
+    Watch,
+    phase_timeout,
+)
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 # A server restarting refuses or drops connections for a moment; a timeout is not retried (it already waited).
@@ -29,10 +38,6 @@ RETRY_ERRORS = (ConnectionRefusedError, ConnectionResetError, http.client.Remote
 MAX_ATTEMPTS = 4                     # one call and three retries: about 7 s of backoff in all
 BACKOFF_SECONDS = (1.0, 2.0, 4.0)
 MAX_RETRY_AFTER_SECONDS = 30.0       # a server asking for a longer wait is treated as down
-CONNECT_TIMEOUT_SECONDS = 10.0
-# A reply's first byte can take long: a large prompt on a busy CPU server is read for minutes.
-READ_TIMEOUT_SECONDS = 600.0
-CANCEL_POLL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -108,28 +113,35 @@ def context_rejection(status: int, message: str) -> ServerContextShort | None:
 
 
 class Connection:
-    """One server, one API key. Safe to share between threads: every request opens its own socket."""
+    """One server, one API key. Safe to share between threads: every request opens its own socket.
+    ``cancel`` ends any request of this connection (the run's token); a stream may bring its own."""
 
     def __init__(self, address: ServerAddress, api_key: str | None = None, *,
-                 read_timeout: float = READ_TIMEOUT_SECONDS, connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
-                 backoff: tuple[float, ...] = BACKOFF_SECONDS) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_SECONDS, connect_timeout_s: float = CONNECT_TIMEOUT_SECONDS,
+                 backoff: tuple[float, ...] = BACKOFF_SECONDS, cancel: CancelToken | None = None) -> None:
         self.address = address
         self._api_key = api_key or None
-        self.read_timeout = read_timeout
-        self.connect_timeout = connect_timeout
+        self.read_timeout_s = read_timeout_s
+        self.connect_timeout_s = connect_timeout_s
         self.backoff = backoff
+        self.cancel = cancel
         self.retries = 0                 # retried requests so far (429, 5xx, refused connections)
 
     @property
     def has_key(self) -> bool:
         return self._api_key is not None
 
+    def deadline(self, phase: str) -> float:
+        """When a phase that starts now must be over (time.monotonic)."""
+        return time.monotonic() + phase_timeout(phase, self.read_timeout_s)
+
     # ----- plumbing ---------------------------------------------------------------------------------
-    def _open(self, timeout: float) -> http.client.HTTPConnection:
+    def _open(self, timeout_s: float) -> http.client.HTTPConnection:
         a = self.address
         if a.scheme == "https":
-            return http.client.HTTPSConnection(a.host, a.port, timeout=timeout, context=ssl.create_default_context())
-        return http.client.HTTPConnection(a.host, a.port, timeout=timeout)
+            return http.client.HTTPSConnection(a.host, a.port, timeout=timeout_s,
+                                               context=ssl.create_default_context())
+        return http.client.HTTPConnection(a.host, a.port, timeout=timeout_s)
 
     def _headers(self, body: bytes | None) -> dict:
         headers = {"Accept": "application/json, text/event-stream", "User-Agent": "precis"}
@@ -139,13 +151,14 @@ class Connection:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    def _send(self, method: str, path: str, body: bytes | None, timeout: float, opened=None):
-        conn = self._open(self.connect_timeout)
-        if opened is not None:
-            opened(conn)                 # the stream's cancel watcher can now close this socket
+    def _send(self, method: str, path: str, body: bytes | None, timeout_s: float, watch: Watch):
+        # Never 0: a zero timeout would make the socket non-blocking (the watch ends an expired wait anyway).
+        conn = self._open(max(CANCEL_POLL_SECONDS, watch.left_s(self.connect_timeout_s)))
+        conn._create_connection = watch.connector()     # a connect that Stop and the deadline can end
         try:
             conn.connect()
-            conn.sock.settimeout(timeout)
+            watch.watch(conn.sock)                       # the TLS socket, when there is one
+            conn.sock.settimeout(max(CANCEL_POLL_SECONDS, watch.left_s(timeout_s)))
             conn.request(method, path, body=body, headers=self._headers(body))
             return conn, conn.getresponse()
         except BaseException:
@@ -156,15 +169,18 @@ class Connection:
         a = self.address
         return f"{a.scheme}://{a.host}:{a.port}{path}"
 
-    def _transport_error(self, exc: Exception, path: str) -> ServerError:
+    def _transport_error(self, exc: Exception, method: str, path: str, phase: str, watch: Watch,
+                         timeout_s: float) -> ServerError:
         where = self._where(path)
         if isinstance(exc, ssl.SSLCertVerificationError):
             return ServerError(f"The server's TLS certificate could not be verified ({exc.verify_message}) at {where}. "
                                "Precis always verifies certificates: install the server's CA certificate, or use "
                                "http:// on a trusted network.")
-        if isinstance(exc, (socket.timeout, TimeoutError)):
-            return ServerError(f"The model server at {where} did not answer within {self.read_timeout:.0f} s. It may "
-                               "be overloaded or the prompt too long for its hardware; finished rounds are kept.")
+        if isinstance(exc, ConnectTimeout):
+            return ServerError(f"Could not connect to the model server at {where} ({exc.strerror}; {phase}). Is "
+                               "the host up, and does a firewall let the port through?")
+        if isinstance(exc, (socket.timeout, TimeoutError)) or watch.expired:
+            return ServerSilent(phase, self.address.display, timeout_s, f"{method} {path}")
         if isinstance(exc, ConnectionRefusedError):
             return ServerError(f"Could not connect to the model server at {where} (connection refused). Is it "
                                "running, and is the port right?")
@@ -201,20 +217,21 @@ class Connection:
             delay = max(delay, float(retry_after))
         return delay
 
-    def _with_retries(self, method: str, path: str, body: bytes | None, timeout: float, cancel: CancelToken | None,
-                      opened=None, attempts: int = MAX_ATTEMPTS):
-        """(connection, response) with a 2xx status; retries refused connections, 429 and 5xx."""
+    def _with_retries(self, method: str, path: str, body: bytes | None, timeout_s: float, watch: Watch,
+                      phase: str, attempts: int = MAX_ATTEMPTS, waited_s: float | None = None):
+        """(connection, response) with a 2xx status; retries refused connections, 429 and 5xx while the
+        phase's deadline (if any) leaves time for the wait."""
         for attempt in range(attempts):
-            if cancel is not None and cancel.cancelled:
-                raise Cancelled("Stopped by the user.")
+            watch.check()
             response = None
             try:
-                conn, response = self._send(method, path, body, timeout, opened)
+                if watch.expired:
+                    raise TimeoutError("the phase's time is up")
+                conn, response = self._send(method, path, body, timeout_s, watch)
             except (OSError, http.client.HTTPException) as exc:
-                if cancel is not None and cancel.cancelled:
-                    raise Cancelled("Stopped by the user.") from exc
-                error = self._transport_error(exc, path)
-                retryable = isinstance(exc, RETRY_ERRORS)
+                watch.check()
+                error = self._transport_error(exc, method, path, phase, watch, waited_s or timeout_s)
+                retryable = isinstance(exc, RETRY_ERRORS) and not watch.expired
             else:
                 if 200 <= response.status < 300:
                     return conn, response
@@ -225,31 +242,42 @@ class Connection:
             if not retryable or attempt == attempts - 1:
                 raise error
             delay = self._retry_delay(attempt, response)
-            if delay > MAX_RETRY_AFTER_SECONDS:
-                raise error
+            if delay > MAX_RETRY_AFTER_SECONDS or watch.left_s(delay) < delay:
+                raise error              # waiting would outlast the server's patience or the phase
             self.retries += 1
-            _sleep(delay, cancel)
+            _sleep(delay, watch.cancel)
         raise AssertionError("unreachable")
 
     # ----- what callers use -------------------------------------------------------------------------
-    def get_json(self, endpoint: str, *, root: bool = False, retry: bool = True, timeout: float | None = None):
-        return self._json("GET", endpoint, None, root=root, retry=retry, timeout=timeout)
+    def get_json(self, endpoint: str, *, phase: str, root: bool = False, retry: bool = True,
+                 deadline: float | None = None):
+        return self._json("GET", endpoint, None, phase=phase, root=root, retry=retry, deadline=deadline)
 
-    def post_json(self, endpoint: str, payload: dict, *, root: bool = False, retry: bool = True,
-                  timeout: float | None = None):
-        return self._json("POST", endpoint, json.dumps(payload).encode("utf-8"), root=root, retry=retry,
-                          timeout=timeout)
+    def post_json(self, endpoint: str, payload: dict, *, phase: str, root: bool = False, retry: bool = True,
+                  deadline: float | None = None):
+        return self._json("POST", endpoint, json.dumps(payload).encode("utf-8"), phase=phase, root=root, retry=retry,
+                          deadline=deadline)
 
-    def _json(self, method, endpoint, body, *, root, retry, timeout):
+    def _json(self, method, endpoint, body, *, phase, root, retry, deadline):
+        """One JSON request of ``phase``, over by ``deadline`` (default: the phase's time from now)."""
         path = self.address.path(endpoint, root=root)
-        conn, response = self._with_retries(method, path, body, timeout or self.read_timeout, None,
-                                            attempts=MAX_ATTEMPTS if retry else 1)
-        try:
-            data = response.read()
-        except (OSError, http.client.HTTPException) as exc:
-            raise self._transport_error(exc, path) from exc
-        finally:
-            conn.close()
+        deadline = deadline if deadline is not None else self.deadline(phase)
+        timeout_s = max(0.0, deadline - time.monotonic())
+        # For messages: the phase's whole wait (a shared deadline has less left for its later requests).
+        waited_s = phase_timeout(phase, self.read_timeout_s)
+        with Watch(self.cancel, deadline) as watch:
+            conn, response = self._with_retries(method, path, body, timeout_s, watch, phase,
+                                                attempts=MAX_ATTEMPTS if retry else 1, waited_s=waited_s)
+            try:
+                data = response.read()
+            except (OSError, http.client.HTTPException) as exc:
+                watch.check()
+                raise self._transport_error(exc, method, path, phase, watch, waited_s) from exc
+            finally:
+                conn.close()
+            watch.check()
+            if watch.expired:            # the watch cut a reply that was still trickling in
+                raise ServerSilent(phase, self.address.display, waited_s, f"{method} {path}")
         try:
             return json.loads(data)
         except ValueError as exc:
@@ -259,51 +287,28 @@ class Connection:
     def stream_lines(self, endpoint: str, payload: dict, cancel: CancelToken | None = None, *,
                      root: bool = False) -> Iterator[str]:
         """POST ``payload`` and yield the reply's lines as they arrive (SSE or NDJSON). A cancel closes
-        the socket within CANCEL_POLL_SECONDS and raises Cancelled; a cut connection raises ServerError."""
+        the socket within CANCEL_POLL_SECONDS and raises Cancelled; a cut connection raises ServerError;
+        silence longer than the read timeout (before the reply or within it) raises ServerSilent."""
         path = self.address.path(endpoint, root=root)
-        done = threading.Event()
-        current: list[http.client.HTTPConnection] = []
-        if cancel is not None:
-            # Watches from before the request is sent: a server still reading a long prompt sends no
-            # header for minutes, and Stop must not wait for it.
-            def watch() -> None:
-                while not done.wait(CANCEL_POLL_SECONDS):
-                    if cancel.cancelled:
-                        if current:
-                            _shutdown(current[-1])
+        timeout_s = self.read_timeout_s
+        # Watches from before the request is sent: a server still reading a long prompt sends no header
+        # for minutes, and Stop must not wait for it. No deadline: only silence ends a generation.
+        with Watch(cancel or self.cancel) as watch:
+            conn, response = self._with_retries("POST", path, json.dumps(payload).encode("utf-8"), timeout_s,
+                                                watch, FIRST_TOKEN)
+            try:
+                while True:
+                    try:
+                        line = response.readline()
+                    except (OSError, http.client.HTTPException, ValueError) as exc:
+                        watch.check()
+                        raise self._transport_error(exc, "POST", path, FIRST_TOKEN, watch, timeout_s) from exc
+                    if not line:
+                        watch.check()
                         return
-            threading.Thread(target=watch, name="precis-stream-cancel", daemon=True).start()
-        try:
-            conn, response = self._with_retries("POST", path, json.dumps(payload).encode("utf-8"), self.read_timeout,
-                                                cancel, current.append)
-        except BaseException:
-            done.set()
-            raise
-        try:
-            while True:
-                try:
-                    line = response.readline()
-                except (OSError, http.client.HTTPException, ValueError) as exc:
-                    if cancel is not None and cancel.cancelled:
-                        raise Cancelled("Stopped by the user.") from exc
-                    raise self._transport_error(exc, path) from exc
-                if not line:
-                    if cancel is not None and cancel.cancelled:
-                        raise Cancelled("Stopped by the user.")
-                    return
-                yield line.decode("utf-8", errors="replace").rstrip("\r\n")
-        finally:
-            done.set()
-            conn.close()
-
-
-def _shutdown(conn: http.client.HTTPConnection) -> None:
-    sock = conn.sock
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+                    yield line.decode("utf-8", errors="replace").rstrip("\r\n")
+            finally:
+                conn.close()
 
 
 def _sleep(seconds: float, cancel: CancelToken | None) -> None:

@@ -6,17 +6,18 @@ llama.cpp's server: ``/props`` (context per slot, slots, chat template), ``/toke
 Ollama: ``/api/show`` (trained context; its own default ``num_ctx`` is small and truncates long
 prompts silently, so Precis sets it on every call through ``/api/chat``). LM Studio:
 ``/api/v0/models`` (loaded context). llama-cpp-python's server: ``/extras/tokenize``. Probes that a
-server does not answer are skipped quietly; what is learned is recorded with where it came from.
+server refuses are skipped quietly; what is learned is recorded with where it came from. All of it
+shares one deadline (DISCOVERY_TIMEOUT_SECONDS): a server that accepts connections and never answers
+is named within seconds, not after the generation timeout.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field
 
-from precis.engine.errors import BadInput, ServerError
+from precis.engine.errors import ServerError
 from precis.engine.runtime.server.connection import Connection
-
-PROBE_TIMEOUT_SECONDS = 10.0
+from precis.engine.runtime.server.waits import DISCOVERY, ServerSilent
 
 LLAMA_CPP, VLLM, OLLAMA, LM_STUDIO, LLAMA_CPP_PYTHON, OPENAI = (
     "llama.cpp server", "vLLM", "Ollama", "LM Studio", "llama-cpp-python server", "OpenAI-compatible")
@@ -42,20 +43,24 @@ class ServerInfo:
         return data
 
 
-def _probe(connection: Connection, method: str, endpoint: str, payload: dict | None = None, *, root: bool = True):
+def _probe(connection: Connection, deadline: float, method: str, endpoint: str, payload: dict | None = None, *,
+           root: bool = True):
     """A server-specific endpoint's JSON, or None when this server does not have it."""
     try:
         if method == "GET":
-            return connection.get_json(endpoint, root=root, retry=False, timeout=PROBE_TIMEOUT_SECONDS)
-        return connection.post_json(endpoint, payload or {}, root=root, retry=False, timeout=PROBE_TIMEOUT_SECONDS)
+            return connection.get_json(endpoint, phase=DISCOVERY, root=root, retry=False, deadline=deadline)
+        return connection.post_json(endpoint, payload or {}, phase=DISCOVERY, root=root, retry=False,
+                                    deadline=deadline)
+    except ServerSilent:
+        raise                                 # a server that answered /v1/models and then hangs is stuck
     except ServerError as exc:
         if "refused access" in str(exc):      # a key problem is never "endpoint missing"
             raise
         return None
 
 
-def list_models(connection: Connection) -> list[dict]:
-    data = connection.get_json("/models")
+def list_models(connection: Connection, deadline: float | None = None) -> list[dict]:
+    data = connection.get_json("/models", phase=DISCOVERY, deadline=deadline)
     entries = data.get("data") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise ServerError(f"{connection.address.display}/models did not list models; is this an OpenAI-compatible "
@@ -72,16 +77,23 @@ def choose_model(entries: list[dict], wanted: str | None, url: str) -> dict:
         if entry["id"] == wanted:
             return entry
     names = ", ".join(e["id"] for e in entries[:10])
-    raise BadInput(f"The model server at {url} has no model {wanted!r}; it serves: {names}.")
+    # The server's side (exit 5), not a bad option (2): the same command ran while the server served it,
+    # and a model unloaded later is found missing here or by the completion's 404 alike.
+    raise ServerError(f"The model server at {url} has no model {wanted!r}; it serves: {names}. Pick one with "
+                      "--server-model, or load that model on the server.")
 
 
 def discover(connection: Connection, wanted_model: str | None = None) -> ServerInfo:
     url = connection.address.display
-    entries = list_models(connection)
+    deadline = connection.deadline(DISCOVERY)
+    entries = list_models(connection, deadline)
     entry = choose_model(entries, wanted_model, url)
     info = ServerInfo(OPENAI, url, entry["id"], [e["id"] for e in entries])
 
-    props = _probe(connection, "GET", "/props")
+    def probe(method: str, endpoint: str, payload: dict | None = None):
+        return _probe(connection, deadline, method, endpoint, payload)
+
+    props = probe("GET", "/props")
     if isinstance(props, dict) and "default_generation_settings" in props:
         info.kind, info.tokenize_endpoint, info.grammar_field = LLAMA_CPP, "/tokenize", "grammar"
         settings = props.get("default_generation_settings") or {}
@@ -94,25 +106,25 @@ def discover(connection: Connection, wanted_model: str | None = None) -> ServerI
         info.kind, info.tokenize_endpoint, info.grammar_field = VLLM, "/tokenize", "guided_grammar"
         if entry.get("max_model_len"):
             info.n_ctx, info.n_ctx_source = int(entry["max_model_len"]), "/v1/models max_model_len"
-    elif isinstance(version := _probe(connection, "GET", "/api/version"), dict) and "version" in version:
+    elif isinstance(version := probe("GET", "/api/version"), dict) and "version" in version:
         info.kind = OLLAMA
-        _ollama_details(connection, info)
-    elif isinstance(lms := _probe(connection, "GET", "/api/v0/models"), dict) and isinstance(lms.get("data"), list):
+        _ollama_details(probe, info)
+    elif isinstance(lms := probe("GET", "/api/v0/models"), dict) and isinstance(lms.get("data"), list):
         info.kind = LM_STUDIO
         for model in lms["data"]:
             if model.get("id") == info.model:
                 n_ctx = model.get("loaded_context_length") or model.get("max_context_length")
                 if n_ctx:
                     info.n_ctx, info.n_ctx_source = int(n_ctx), "/api/v0/models"
-    elif isinstance(_probe(connection, "POST", "/extras/tokenize", {"input": "a"}), dict):
+    elif isinstance(probe("POST", "/extras/tokenize", {"input": "a"}), dict):
         info.kind, info.tokenize_endpoint, info.grammar_field = LLAMA_CPP_PYTHON, "/extras/tokenize", "grammar"
     if info.local_gguf is None and info.model.lower().endswith(".gguf") and os.path.isfile(info.model):
         info.local_gguf = info.model          # llama-cpp-python names a model by its path
     return info
 
 
-def _ollama_details(connection: Connection, info: ServerInfo) -> None:
-    show = _probe(connection, "POST", "/api/show", {"model": info.model})
+def _ollama_details(probe, info: ServerInfo) -> None:
+    show = probe("POST", "/api/show", {"model": info.model})
     if not isinstance(show, dict):
         return
     for key, value in (show.get("model_info") or {}).items():

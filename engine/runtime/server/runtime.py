@@ -27,6 +27,7 @@ from precis.engine.runtime.server.tokens import (
     render_chatml,
     tokenizer_for,
 )
+from precis.engine.runtime.server.waits import MID_STREAM, READ_TIMEOUT_SECONDS, TOKENIZE, ServerSilent, tokens_text
 
 API_KEY_VARIABLE = "PRECIS_API_KEY"
 # A reported prompt this much shorter than the exact count means the server dropped part of it.
@@ -49,7 +50,7 @@ class ServerSettings:
     url: str
     model: str = ""
     n_ctx: int = 0                      # 0: the server's context; otherwise at most this
-    read_timeout: float = 600.0
+    read_timeout_s: float = READ_TIMEOUT_SECONDS   # generation's longest silence; every other wait is shorter
     key_env: str = API_KEY_VARIABLE     # the environment variable holding the key (the name, not the key)
 
     def as_dict(self) -> dict:
@@ -85,8 +86,11 @@ class ServerRuntime:
         self.reuse_reported = False      # True once the server said how many prompt tokens it reused
 
     @classmethod
-    def connect(cls, settings: ServerSettings, api_key: str | None = None) -> "ServerRuntime":
-        connection = Connection(ServerAddress.parse(settings.url), api_key, read_timeout=settings.read_timeout)
+    def connect(cls, settings: ServerSettings, api_key: str | None = None,
+                cancel: CancelToken | None = None) -> "ServerRuntime":
+        """Discover the server; ``cancel`` (the run's token) ends this and every later request at once."""
+        connection = Connection(ServerAddress.parse(settings.url), api_key, read_timeout_s=settings.read_timeout_s,
+                                cancel=cancel)
         return cls(connection, discover(connection, settings.model or None), settings.n_ctx)
 
     @property
@@ -146,10 +150,12 @@ class ServerRuntime:
     def render_chat(self, messages: list[dict]) -> ChatPrompt:
         messages = [{"role": m["role"], "content": m["content"]} for m in messages]
         if self.info.kind == LLAMA_CPP:
-            text = self.connection.post_json("/apply-template", {"messages": messages}, root=True).get("prompt")
+            text = self.connection.post_json("/apply-template", {"messages": messages}, root=True,
+                                             phase=TOKENIZE).get("prompt")
         elif self.info.kind == VLLM:
             ids = self.connection.post_json("/tokenize", {"model": self.info.model, "messages": messages,
-                                                          "add_generation_prompt": True}, root=True).get("tokens")
+                                                          "add_generation_prompt": True}, root=True,
+                                            phase=TOKENIZE).get("tokens")
             text = self.detokenize(ids or [])
             self.tokens.remember(text, len(ids or []))    # counted already: no second /tokenize of the text
         elif self._renderer_vocab is not None:
@@ -180,6 +186,7 @@ class ServerRuntime:
         started = time.perf_counter()
         first_at = None
         finished = False
+        odd = _OddLines()
         lines = self.connection.stream_lines(endpoint, payload, cancel, root=root)
         try:
             for line in lines:
@@ -189,6 +196,9 @@ class ServerRuntime:
                 if event == "[DONE]":
                     finished = True
                     break
+                if event is MALFORMED or not _KNOWN_KEYS.intersection(event):
+                    odd.add(line, stats.generated_tokens, self.connection.address.display)
+                    continue
                 piece, done = self._read_event(event, stats)
                 if piece:
                     if first_at is None:
@@ -200,8 +210,14 @@ class ServerRuntime:
                     if self.info.kind == OLLAMA:
                         break
             if not finished:
-                raise ServerError(f"The server broke off the reply after {stats.generated_tokens} tokens (the "
-                                  "stream ended without finishing). Finished rounds are kept; run again to resume.")
+                raise ServerError(odd.message(stats.generated_tokens, self.connection.address.display) or
+                                  f"The server broke off the reply after {tokens_text(stats.generated_tokens)} (the "
+                                  "stream ended without finishing): it may have crashed or restarted; check its log "
+                                  "and run again to resume.")
+        except ServerSilent as exc:
+            if stats.generated_tokens and exc.phase != MID_STREAM:     # silent after the reply had started
+                raise ServerSilent(MID_STREAM, exc.url, exc.waited_s, tokens=stats.generated_tokens) from exc
+            raise
         except Cancelled:
             stats.stopped_by = "cancelled"
             raise
@@ -292,7 +308,8 @@ class ServerRuntime:
             stats.reused_tokens, self.reuse_reported = int(timings["cache_n"]), True
         piece, done = "", False
         for choice in event.get("choices") or []:
-            delta = choice.get("delta") or {}
+            # "message": a server that ignored "stream" and sent the whole reply at once
+            delta = choice.get("delta") or choice.get("message") or {}
             piece += delta.get("content") or choice.get("text") or ""
             reason = choice.get("finish_reason")
             if reason:
@@ -301,18 +318,51 @@ class ServerRuntime:
         return piece, done
 
 
+MALFORMED = object()
+# What an OpenAI-compatible chunk or an Ollama line carries; a JSON line with none of these is not one.
+_KNOWN_KEYS = frozenset(("choices", "usage", "error", "timings", "message", "done"))
+# A reply that goes on with lines Precis cannot read is given up after this many (not read to its end).
+MAX_MALFORMED_LINES = 100
+
+
+class _OddLines:
+    """Lines of a reply that are not streamed events: counted, the first kept, to say what was received."""
+
+    def __init__(self) -> None:
+        self.count, self.first = 0, ""
+
+    def add(self, line: str, tokens: int, url: str) -> None:
+        self.count += 1
+        self.first = self.first or line
+        if self.count >= MAX_MALFORMED_LINES:
+            raise ServerError(self.message(tokens, url))
+
+    def message(self, tokens: int, url: str) -> str:
+        if not self.count:
+            return ""
+        got = f"{self.count} line(s) that are not streamed JSON events, the first: {self.first[:120]!r}"
+        where = (f"Is {url} the OpenAI-compatible base of the model server itself (not a proxy's or a web page), and "
+                 "does it stream replies (\"stream\": true)? Check the server's log; run again to resume.")
+        if tokens:
+            return f"The server's reply was malformed after {tokens_text(tokens)} ({got}). {where}"
+        return f"The server's reply was malformed: no text came, only {got}. {where}"
+
+
 def _event_of(line: str):
-    """The JSON of one SSE ``data:`` line or NDJSON line; "[DONE]"; None for comments and blanks."""
+    """The JSON of one SSE ``data:`` line or NDJSON line; "[DONE]"; None for comments and blanks;
+    MALFORMED for anything else."""
     if not line or line.startswith(":"):
         return None
     if line.startswith("data:"):
         line = line[5:].strip()
         if line == "[DONE]":
             return "[DONE]"
+        if not line:                      # an empty event: a keep-alive some proxies send
+            return None
     elif line.startswith(("event:", "id:", "retry:")):
         return None
     try:
         event = json.loads(line)
     except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
+        return MALFORMED
+    return event if isinstance(event, dict) else MALFORMED

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from precis.engine.errors import ServerError
 from precis.engine.runtime.server.connection import Connection
 from precis.engine.runtime.server.discovery import LLAMA_CPP, LLAMA_CPP_PYTHON, VLLM, ServerInfo
+from precis.engine.runtime.server.waits import TOKENIZE as TOKENIZE_PHASE
 
 TOKENIZE, LOCAL_GGUF, ESTIMATE = "tokenize", "local-gguf", "estimate"
 # cl100k_base against the tokenizers of small open models, measured on the development corpus:
@@ -59,17 +60,18 @@ class ServerTokenizer:
         if info.kind == LLAMA_CPP_PYTHON:     # its endpoint always adds the BOS token the model declares
             self._leading = len(self._call("", special=True))
 
+    def _post(self, endpoint: str, payload: dict):
+        return self.connection.post_json(endpoint, payload, root=True, phase=TOKENIZE_PHASE)
+
     def _call(self, text: str, *, special: bool, with_pieces: bool = False):
         endpoint = self.info.tokenize_endpoint
         if self.info.kind == LLAMA_CPP:
-            data = self.connection.post_json(endpoint, {"content": text, "add_special": False,
-                                                        "parse_special": special, "with_pieces": with_pieces},
-                                             root=True)
+            data = self._post(endpoint, {"content": text, "add_special": False, "parse_special": special,
+                                         "with_pieces": with_pieces})
         elif self.info.kind == VLLM:
-            data = self.connection.post_json(endpoint, {"model": self.info.model, "prompt": text,
-                                                        "add_special_tokens": False}, root=True)
+            data = self._post(endpoint, {"model": self.info.model, "prompt": text, "add_special_tokens": False})
         else:
-            data = self.connection.post_json(endpoint, {"input": text, "model": self.info.model}, root=True)
+            data = self._post(endpoint, {"input": text, "model": self.info.model})
         tokens = data.get("tokens") if isinstance(data, dict) else None
         if not isinstance(tokens, list):
             raise ServerError(f"The server's {endpoint} answered without tokens.")
@@ -88,11 +90,10 @@ class ServerTokenizer:
     def detokenize(self, tokens) -> str:
         tokens = [int(t) for t in tokens]
         if self.info.kind == LLAMA_CPP:
-            return self.connection.post_json("/detokenize", {"tokens": tokens}, root=True).get("content", "")
+            return self._post("/detokenize", {"tokens": tokens}).get("content", "")
         if self.info.kind == VLLM:
-            return self.connection.post_json("/detokenize", {"model": self.info.model, "tokens": tokens},
-                                             root=True).get("prompt", "")
-        return self.connection.post_json("/extras/detokenize", {"tokens": tokens}, root=True).get("text", "")
+            return self._post("/detokenize", {"model": self.info.model, "tokens": tokens}).get("prompt", "")
+        return self._post("/extras/detokenize", {"tokens": tokens}).get("text", "")
 
     def token_char_starts(self, text: str) -> list[int] | None:
         """Where each token starts, from one call (llama.cpp returns each token's piece); None elsewhere."""
