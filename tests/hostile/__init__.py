@@ -1,0 +1,1 @@
+"""Issue 40, "Nothing hangs, nothing is silently empty": hostile inputs, facts and checkpoints."""
