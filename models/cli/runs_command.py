@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from precis.engine.documents.loading import display_name
 from precis.engine.errors import ExitCode
 from precis.engine.runs.state import list_runs
 
@@ -20,7 +21,7 @@ def run(args) -> int:
     for r in runs:
         status = r.effective_status
         shown = "interrupted, resumable" if status == "interrupted" else status
-        print(f"{r.run_id}  {shown:<11} {len(r.rounds):>4} rounds  {', '.join(Path(f).name for f in r.files)}"
+        print(f"{r.run_id}  {shown:<11} {len(r.rounds):>4} rounds  {', '.join(display_name(Path(f)) for f in r.files)}"
               + ("  (resume: precis summarize --resume " + r.run_id + ")" if status not in ("finished", "running")
                  else ""))
     return ExitCode.OK
