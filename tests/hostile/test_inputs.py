@@ -334,3 +334,21 @@ def test_a_200_mb_single_line_is_planned_with_progress_and_refused_by_its_rounds
     assert code == 2 and "more than the cap of 10,000 (--max-rounds)" in err
     assert "planning: 200.0 of 200.0 million characters" in err
     _clean(err)
+
+
+def test_a_folder_names_what_it_holds_that_is_no_file_and_summarizes_the_rest(tmp_path, capsys, fake_model):
+    """A FIFO, a broken link and a looping link in a folder were dropped without a word."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.txt").write_text(TINY, encoding="utf-8")
+    os.mkfifo(folder / "pipe.txt")
+    (folder / "gone.txt").symlink_to("nowhere.txt")
+    (folder / "loop1.txt").symlink_to("loop2.txt")
+    (folder / "loop2.txt").symlink_to("loop1.txt")
+    code, out, err = _summarize(tmp_path, capsys, folder)
+    assert code == 0, err
+    _clean(err)
+    assert "pipe.txt is a named pipe (FIFO)" in err and "gone.txt could not be read: No such file" in err
+    assert "loop1.txt could not be read: Too many levels of symbolic links" in err
+    run = _outputs(out)[2]
+    assert len(run["inputs"]["unreadable"]) == 4 and "Atlas" in _outputs(out)[0]
