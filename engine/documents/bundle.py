@@ -24,12 +24,14 @@ class LoadedDocuments:
 
 def expand_paths(paths: Iterable[Path], skipped: list[Path] | None = None) -> list[Path]:
     """Files as given; a folder becomes its readable-looking files, sorted by name (hidden ones skipped).
-    Files of other types found in folders are added to ``skipped``, so they can be named, not lost."""
+    Files of other types found in folders are added to ``skipped``, so they can be named, not lost. An entry
+    with a document's name that is no regular file (a FIFO, a broken or looping link) is kept, for reading
+    to refuse by name: dropped here, it was lost in silence."""
     out: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             for p in sorted(path.rglob("*")):
-                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
+                if p.is_dir() or any(part.startswith(".") for part in p.relative_to(path).parts):
                     continue
                 if p.suffix.lower() in TEXT_SUFFIXES:
                     out.append(p)

@@ -13,6 +13,7 @@ Understood shapes (detected from the data, not the file name):
 from __future__ import annotations
 
 import json
+import sys
 from datetime import datetime, timezone
 
 from precis.engine.errors import UnreadableDocument
@@ -156,7 +157,17 @@ def _joined(blocks: list[str], name: str) -> str:
 
 def chat_export_to_text(text: str, name: str) -> tuple[str, str, tuple[str, ...]]:
     """(transcript, kind, warnings) for the decoded contents of a .json or .jsonl file. JSON Lines with
-    broken lines (a live log cut mid-line) keep their good lines and say which were skipped."""
+    broken lines (a live log cut mid-line) keep their good lines and say which were skipped. JSON nested
+    deeper than Python's parser goes (about a thousand levels: no chat export is) is refused by name; it
+    crashed the command line with a RecursionError's traceback (issue 40)."""
+    try:
+        return _chat_export_to_text(text, name)
+    except RecursionError:
+        raise UnreadableDocument(f"{name} is JSON nested too deeply to be a chat export (over "
+                                 f"{sys.getrecursionlimit():,} levels). Export it as text instead.") from None
+
+
+def _chat_export_to_text(text: str, name: str) -> tuple[str, str, tuple[str, ...]]:
     stripped = text.strip()
     try:
         transcript, kind = _from_object(json.loads(stripped), name)

@@ -9,7 +9,9 @@ bytes instead of guessing. Binary and empty files are refused with a message nam
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +34,7 @@ class Document:
 
     @property
     def name(self) -> str:
-        return self.path.name
+        return display_name(self.path)
 
     @property
     def chars(self) -> int:
@@ -165,23 +167,64 @@ def _detect(raw: bytes) -> tuple[str, str, float] | None:
     return str(best), best.encoding, min(0.99, max(0.0, 1 - best.chaos))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def display_name(path: Path) -> str:
+    """The file's name as text can hold it: bytes that are not UTF-8 (kept by Python as lone surrogates,
+    which no UTF-8 text, hash or tokenizer takes) as U+FFFD, a line break or other control character as a
+    space (a name with a newline broke the bundle's separator line). The path itself is left as it is."""
+    name = Path(path).name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL.sub(" ", name)
+
+
+_NOT_A_FILE = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
 def load_document(path: str | Path) -> Document:
     path = Path(path)
+    name = display_name(path)
     try:
-        if path.is_dir():
-            raise UnreadableDocument(f"{path.name} is a folder; drop the files inside it instead.")
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise UnreadableDocument(f"{path.name} is {size / 2**20:.0f} MiB; Precis reads documents up to "
-                                     f"{MAX_DOCUMENT_BYTES // 2**20} MiB. Split it first.")
-        raw = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableDocument(f"{name} is a folder; drop the files inside it instead.")
+        # Opening a FIFO waits for a writer, forever; a device never ends (/dev/zero): neither is read.
+        kind = next((what for test, what in _NOT_A_FILE if test(info.st_mode)), None)
+        if kind is not None or not stat.S_ISREG(info.st_mode):
+            raise UnreadableDocument(f"{name} is {kind or 'not a regular file'}, not a document; save what it "
+                                     "gives to a file and summarize that.")
+        raw = _read_bounded(path, name)
     except OSError as exc:
-        raise UnreadableDocument(f"{path.name} could not be read: {exc.strerror or exc}.") from exc
+        raise UnreadableDocument(f"{name} could not be read: {exc.strerror or exc}.") from exc
     return document_from_bytes(path, raw)
 
 
+def _too_big(name: str, size: int) -> UnreadableDocument:
+    return UnreadableDocument(f"{name} is {size / 2**20:.0f} MiB; Precis reads documents up to "
+                              f"{MAX_DOCUMENT_BYTES // 2**20} MiB. Split it first.")
+
+
+def _read_bounded(path: Path, name: str) -> bytes:
+    """The file's bytes, never more than MAX_DOCUMENT_BYTES: a file that grows while it is read (a live
+    log) is refused when it passes the limit, not read without end. O_NONBLOCK: a file swapped for a FIFO
+    between the check and the open does not block the open."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnreadableDocument(f"{name} is not a regular file, not a document; save what it gives to a "
+                                     "file and summarize that.")
+        size = os.fstat(fd).st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise _too_big(name, size)
+        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise _too_big(name, len(raw))
+    return raw
+
+
 def document_from_bytes(path: Path, raw: bytes) -> Document:
-    name, suffix = path.name, path.suffix.lower()
+    name, suffix = display_name(path), path.suffix.lower()
     if suffix == ".pdf":
         text, warnings = pdf_to_text(_nonblank(raw, name), name)
         return Document(path, _nonempty(text, name), "binary", "pdf", warnings)
@@ -192,7 +235,8 @@ def document_from_bytes(path: Path, raw: bytes) -> Document:
     decoded = decode_document_bytes(raw, name)
     text, encoding, warnings = unix_newlines(decoded.text), decoded.encoding, decoded.warnings
     if suffix in (".html", ".htm", ".xhtml"):
-        return Document(path, _nonempty(html_to_text(text), name), encoding, "html", warnings)
+        text, left_out = html_to_text(text)
+        return Document(path, _nonempty(text, name), encoding, "html", warnings + left_out)
     if suffix in (".json", ".jsonl", ".ndjson"):
         text, kind, skipped = chat_export_to_text(text, name)
         return Document(path, _nonempty(text, name), encoding, kind, warnings + skipped)

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from precis.engine.errors import Cancelled, PrecisError
+from precis.engine.errors import Cancelled, ExitCode, PrecisError
 from precis.engine.events import RunFinished, RunPlanned
-from precis.engine.planning.run_plan import RunPlan
-from precis.engine.runs.state import RunState, model_fingerprint, new_run_id, plan_hash, text_hash
+from precis.engine.planning.run_plan import PlannedDocument, RunPlan
+from precis.engine.planning.summary_length import summary_chars_for
+from precis.engine.runs.state import CheckpointError, RunState, model_fingerprint, new_run_id, plan_hash, text_hash
 from precis.engine.runtime.protocol import CancelToken, SamplingParams
+from precis.engine.summary.empty_summary import empty_message, kept_sentences_summary, plain_sentences
 from precis.engine.summary.guard import GuardSettings
 from precis.engine.summary.strategies import strategy as strategy_named
 from precis.engine.summary.strategies.base import RunContext
@@ -86,31 +88,76 @@ def run_summary(runtime, plan: RunPlan, state: RunState, options: RunOptions, ca
                      *plan.preset_and_reason())
     state.status, state.message = "running", ""
     state.claim()
-    state.save()
     runner = strategy_named(options.strategy).run
     try:
+        state.save()
         for doc in plan.documents:
             ctx.layout = plan.layout_for(doc.name)
             ctx.skip_noise = _skip_noise(ctx.layout, options)
             yield from runner(ctx, doc, total)
     except Cancelled as exc:
         state.status, state.message = "cancelled", str(exc)
-        state.save()
+        _save_if_possible(state)
         yield RunFinished("cancelled", dict(state.summaries), _kept_message(state, exc), str(state.directory))
+        return
+    except CheckpointError as exc:     # its message says what is kept and how to resume
+        state.status, state.message = "failed", str(exc)
+        yield RunFinished("failed", dict(state.summaries), str(exc), str(state.directory), exc.exit_code)
         return
     except PrecisError as exc:
         state.status, state.message = "failed", str(exc)
-        state.save()
+        _save_if_possible(state)
         yield RunFinished("failed", dict(state.summaries), _kept_message(state, exc), str(state.directory),
                           exc.exit_code)
         return
     except BaseException as exc:  # a bug: keep what was done, then let it surface
         state.status, state.message = "failed", f"{type(exc).__name__}: {exc}"
-        state.save()
+        _save_if_possible(state)
         raise
+    empty = _keep_sentences_of_empty(plan, state, options)
+    if empty:
+        state.status, state.message = "failed", empty_message(empty)
+        _save_if_possible(state)
+        yield RunFinished("failed", dict(state.summaries), state.message, str(state.directory), ExitCode.FAILED)
+        return
     state.status = "finished"
-    state.save()
+    try:
+        state.save()
+    except CheckpointError as exc:
+        state.status, state.message = "failed", str(exc)
+        yield RunFinished("failed", dict(state.summaries), str(exc), str(state.directory), exc.exit_code)
+        return
     yield RunFinished("finished", dict(state.summaries), "", str(state.directory))
+
+
+def _save_if_possible(state: RunState) -> None:
+    """The state's end (cancelled, failed) saved; where it cannot be (a full disk), the last checkpoint
+    written stands: the run shows as interrupted and resumes from it."""
+    try:
+        state.save()
+    except CheckpointError:
+        pass
+
+
+def _keep_sentences_of_empty(plan: RunPlan, state: RunState, options: RunOptions) -> list[str]:
+    """The documents whose summary came out empty although the parts read (not skipped as noise) have
+    sentences; each such summary becomes a notice and those sentences (engine.summary.empty_summary)."""
+    empty = []
+    for doc in plan.documents:
+        if state.summaries.get(doc.name, "").strip():
+            continue
+        sentences = plain_sentences(_read_text(doc, state))
+        if sentences:
+            state.summaries[doc.name] = kept_sentences_summary(
+                doc.name, sentences, summary_chars_for(doc.said_tokens, options.summary_words))
+            empty.append(doc.name)
+    return empty
+
+
+def _read_text(doc: PlannedDocument, state: RunState) -> str:
+    """The document's text less its parts skipped as noise (their sentences were left out on purpose)."""
+    skipped = {r.chunk_index for r in state.rounds_of(doc.name) if "noise_skipped" in r.flags}
+    return "\n".join(doc.text[c.start_char:c.end_char] for c in doc.chunks if c.index not in skipped)
 
 
 def _skip_noise(layout, options: RunOptions) -> bool:

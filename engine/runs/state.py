@@ -4,9 +4,15 @@
 text hash, the model file's fingerprint, the plan's hash) and every finished round with its summary.
 A cancelled, crashed or killed run resumes from its last finished round; if the document, the model
 or the plan changed, resuming is refused with a message that says which.
+
+Each save keeps the checkpoint before it as state.prev.json: a state.json damaged or lost outside Precis
+(truncated, emptied, overwritten) is said so, and the run goes on from the one before (issue 40). A
+checkpoint that cannot be written (a full disk, a folder made read-only) is a CheckpointError that says
+where, why and how to go on; the checkpoints before it stand.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -18,6 +24,8 @@ from precis.engine.errors import BadInput
 from precis.engine.events import RoundRecord
 from precis.engine.storage.atomic_files import write_json_atomic
 from precis.engine.storage.paths import runs_dir
+
+STATE_FILE, PREVIOUS_STATE_FILE = "state.json", "state.prev.json"
 
 # 2: rounds are typed records, and the run request (every option) replaces the CLI's option names.
 STATE_VERSION = 2
@@ -72,6 +80,8 @@ class RunState:
     created_at: float = field(default_factory=time.time)
     updated_at: float = 0.0
     version: int = STATE_VERSION
+    # not saved: what reading it had to say (its state.json was damaged: the checkpoint before it was read)
+    notice: str = field(default="", compare=False, repr=False)
 
     @property
     def directory(self) -> Path:
@@ -93,7 +103,7 @@ class RunState:
         return [r for r in self.rounds if r.document == document and (kind is None or r.kind == kind)]
 
     def as_dict(self) -> dict:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "notice"}
         data["rounds"] = [r.as_dict() for r in self.rounds]
         return data
 
@@ -103,13 +113,41 @@ class RunState:
             raise ValueError(f"state version {data.get('version') if isinstance(data, dict) else '?'}, "
                              f"this Precis reads version {STATE_VERSION}")
         known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {k: v for k, v in data.items() if k in known and k != "notice"}
         values["rounds"] = [RoundRecord.from_dict(r) for r in values.get("rounds", [])]
         return cls(**values)
 
     def save(self) -> None:
+        """Checkpoint atomically, the one before kept as state.prev.json. CheckpointError when it cannot
+        be written; the checkpoints before it stand."""
         self.updated_at = time.time()
-        write_json_atomic(self.directory / "state.json", self.as_dict())
+        path = self.directory / STATE_FILE
+        written = path.with_name(".state.new.json")
+        try:
+            write_json_atomic(written, self.as_dict())      # whole first: a full disk leaves state.json as it was
+            if path.exists() and not self.notice:       # (read from the one before: that one is the good one)
+                os.replace(path, path.with_name(PREVIOUS_STATE_FILE))
+            os.replace(written, path)
+        except OSError as exc:
+            raise CheckpointError(self, exc) from exc
+        self._saved_rounds = len(self.rounds)
+        self.notice = ""
+
+
+class CheckpointError(BadInput):
+    """A checkpoint could not be written (a full disk, a read-only folder): exit 2, as the preflight's
+    check of the same folder; the last checkpoint written stands, so the run resumes from it."""
+
+    def __init__(self, state: RunState, exc: OSError) -> None:
+        why = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else \
+            "the folder cannot be written to" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else \
+            (exc.strerror or str(exc))
+        saved = getattr(state, "_saved_rounds", None)
+        kept = f"The last checkpoint holds {saved} finished round{'s' if saved != 1 else ''}" if saved is not None \
+            else "No checkpoint was written yet"
+        super().__init__(f"Could not save the checkpoint of run {state.run_id} in {state.directory}: {why} "
+                         f"({exc.strerror or exc}). {kept}. Free some space or make the folder writable, then "
+                         f"resume with `precis summarize --resume {state.run_id}`.")
 
 
 def new_run_id(date: str, plan_digest: str) -> str:
@@ -123,30 +161,77 @@ def new_run_id(date: str, plan_digest: str) -> str:
     return run_id
 
 
-def load_state(run: str) -> RunState:
-    """A run by id (under the runs folder) or by the path of its folder or state.json."""
+def _run_folder(run: str) -> Path:
     candidate = Path(run)
-    path = candidate / "state.json" if candidate.is_dir() else candidate
-    if not path.is_file():
-        path = runs_dir() / run / "state.json"
-    try:
-        return RunState.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise BadInput(f"No run {run!r} to resume (looked in {runs_dir()}). `precis runs` lists them.") from None
-    except (ValueError, TypeError) as exc:
-        raise BadInput(f"The saved state of run {run!r} is damaged ({exc}); start the run again.") from exc
+    if candidate.is_dir():
+        return candidate
+    if candidate.name in (STATE_FILE, PREVIOUS_STATE_FILE) and candidate.parent.is_dir():
+        return candidate.parent
+    return runs_dir() / run
 
 
-def list_runs() -> list[RunState]:
+def _why_unreadable(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not text: binary junk"
+    if isinstance(exc, json.JSONDecodeError):
+        return "empty" if not exc.doc.strip() else f"not complete JSON: {exc.msg} at line {exc.lineno}"
+    return str(exc) if isinstance(exc, OSError) else f"not a run's state: {exc}"
+
+
+def read_run_folder(folder: Path) -> tuple[RunState | None, list[str]]:
+    """(the run's state, what is wrong with its files): state.json, else the checkpoint before it (the
+    state's ``notice`` then says so); None when neither reads."""
+    problems = []
+    for name in (STATE_FILE, PREVIOUS_STATE_FILE):
+        try:
+            state = RunState.from_dict(json.loads((folder / name).read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            problems.append(f"{name} is missing")
+            continue
+        except (ValueError, TypeError, KeyError, AttributeError, OSError) as exc:
+            problems.append(f"{name} is damaged ({_why_unreadable(exc)})")
+            continue
+        if problems:
+            state.notice = (f"{problems[0]}; read the checkpoint before it, {len(state.rounds)} finished "
+                            f"round{'s' if len(state.rounds) != 1 else ''}")
+        return state, problems
+    return None, problems
+
+
+def load_state(run: str) -> RunState:
+    """A run by id (under the runs folder) or by the path of its folder or state.json; its state.json
+    damaged or missing, the checkpoint before it, said in the state's ``notice``."""
+    folder = _run_folder(run)
+    state, problems = read_run_folder(folder) if folder.is_dir() else (None, [])
+    if state is None and not problems:
+        raise BadInput(f"No run {run!r} to resume (looked in {runs_dir()}). `precis runs` lists them.")
+    if state is None:
+        raise BadInput(f"Run {folder.name} cannot be resumed: {' and '.join(problems)}. What it wrote is kept in "
+                       f"{folder}; start the run again.")
+    return state
+
+
+@dataclass(frozen=True)
+class DamagedRun:
+    """A run folder none of whose checkpoints reads: kept as it is, listed with what is wrong."""
+    folder: Path
+    problems: tuple[str, ...]
+
+
+def list_runs(damaged: list[DamagedRun] | None = None) -> list[RunState]:
+    """Saved runs, newest first; a run whose state.json is damaged is read from the checkpoint before it
+    (its ``notice`` says so). Folders with neither readable go to ``damaged`` when given (never dropped in
+    silence: `precis runs` lists them); a folder with no checkpoint at all is not a run."""
     out = []
     root = runs_dir()
     if not root.is_dir():
         return out
-    for state_file in sorted(root.glob("*/state.json")):
-        try:
-            out.append(RunState.from_dict(json.loads(state_file.read_text(encoding="utf-8"))))
-        except (ValueError, TypeError, KeyError, OSError):
-            continue  # a damaged or foreign folder is not a run
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        state, problems = read_run_folder(folder)
+        if state is not None:
+            out.append(state)
+        elif damaged is not None and not all(p.endswith("is missing") for p in problems):
+            damaged.append(DamagedRun(folder, tuple(problems)))
     return sorted(out, key=lambda s: s.updated_at or s.created_at, reverse=True)
 
 

@@ -23,11 +23,14 @@ def _file_mode() -> int:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
+    """``text`` as UTF-8. A file name that is not UTF-8 (its bytes kept as lone surrogates, as Python reads
+    such names) is written backslash-escaped, "\\udcff": strict, it crashed the first checkpoint of a run of
+    such a file (issue 40); in JSON that escape reads back as the same name."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -8,10 +8,12 @@ thousands separators, so "$1,200" kept as "$1200" counts as kept.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
 from precis.engine.summary.evidence import content_words
+from precis.engine.summary.task_sentences import task_sentences
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
@@ -22,11 +24,14 @@ _DATE = re.compile(
     r"|[〇一二三四五六七八九十\d]{1,3}月[〇一二三四五六七八九十\d]{1,3}日")
 # A number starts where no digit, separator or Latin letter precedes it: "予算は1,200万円" is one amount
 # (a word boundary there cut it to "200万円": kana are word characters, "は1" has no boundary).
-_NUM_START = r"(?<![\d.,A-Za-z])"
+# Full-width separators and signs ("３，０００円", "￥3,000") are Japanese text's own: without them the ledger
+# kept "０００円" of "３，０００円" and "3,000" of "￥3,000" (issue 40).
+_NUM_START = r"(?<![\d.,，．A-Za-z])"
 _KANJI_DIGITS = "〇一二三四五六七八九十百千"
 _AMOUNT = re.compile(
-    r"(?:[$€£¥]|\b(?:EUR|USD|GBP|JPY|CHF)\s?)\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|[kKmMbB]n?)\b)?"
-    rf"|{_NUM_START}\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|million\b|billion\b|億円|万円|円|ドル|件|人|名)"
+    r"(?:[$€£¥￥＄]|\b(?:EUR|USD|GBP|JPY|CHF)\s?)\d[\d,，]*(?:[.．]\d+)?"
+    r"(?:\s?(?:million|billion|thousand|[kKmMbB]n?)\b)?"
+    rf"|{_NUM_START}\d[\d,，]*(?:[.．]\d+)?\s?(?:%|％|percent\b|million\b|billion\b|億円|万円|円|ドル|件|人|名)"
     r"|(?<![\w.])\d[\d,]*\.\d+(?![\w.]*\d)|\b\d{1,3}(?:,\d{3})+\b|(?<![\w.#])\d{3,}(?![\w.]*\d)"
     rf"|[{_KANJI_DIGITS}][{_KANJI_DIGITS}万億兆]*(?:億円|万円|円|人|名|件|%)")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: (?:[A-Z][a-z]+|de|van|von|da))+\b|（([^（）\s]{2,12}?)君）")
@@ -34,6 +39,14 @@ _SPEAKER = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?)
 _WHEN = (r"(?i:(?:the )?(?:end|next|close|start|beginning|middle|morning|afternoon|evening|weekend|tomorrow|"
          r"tonight|today|noon|then|eod|cob|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d+|"
          + _MONTHS + r"))\b")
+# A Japanese task: a deadline or a person who does it, then a verb of doing in its polite present, which
+# says what someone will do ("田中さんは金曜日までに請求書を送ります。", "来週までに報告書を提出します。"). A verb
+# alone is no task: an assistant's "ファイルを確認します" in a chat says what it does now.
+_JA_WHO_OR_WHEN = (r"(?:までに|明日|明後日|来週|今週中|週明け|月末|本日中|今日中|次回|"
+                   r"[^\s。、！？]{1,10}(?:さん|君|くん|様|氏)(?:は|が)|担当)")
+_JA_DOING = (r"(?:送り|送付し|提出し|作成し|確認し|対応し|連絡し|準備し|共有し|報告し|修正し|調査し|検討し|手配し|"
+             r"予約し|用意し|返信し|まとめ|書き|作り|出し|進め|調べ|直し|届け)")
+_JA_TASK = _JA_WHO_OR_WHEN + r"[^。！？\n]{0,60}?" + _JA_DOING + r"(?:ます|ておきます|てもらいます|てください)"
 # "will ... by <when>" is a deadline; "NewCo will be led by an experienced team" (an earnings call's passive) is
 # none, and became an "Action:" line of a development call's summary
 _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|宿題|要対応"
@@ -49,7 +62,7 @@ _TODO = re.compile(r"^.*(?:\bTODO\b|\bFIXME\b|\baction item\b|\bAction:|- \[ \]|
                    r"finish|update|e-?mail|call|contact|review|present|work on|bring|find out|set up|organi[sz]e|"
                    r"schedule|share|put together|get back|circulate|investigate|test|fix|design|evaluate)\b"
                    r"|\b(?:by|before|for|until) (?:the )?next (?:meeting|week|session|time)\b"
-                   r"|までに(?:対応|提出|確認|作成|送付)|対応する予定|担当する).*$"), re.M)
+                   r"|までに(?:対応|提出|確認|作成|送付)|対応する予定|担当する|" + _JA_TASK + r").*$"), re.M)
 _NOT_NAMES = {"The", "This", "That", "And", "But", "So", "Okay", "Yes", "No", "Well", "Also", "Then", "Good",
               "Decision", "Decisions", "Subject", "Why", "Rollback", "Changed", "Note", "Notes", "Reminder",
               "Summary", "Result", "Answer", "Question", "Update", "Open", "Done", "Next", "Status", "Action",
@@ -57,7 +70,8 @@ _NOT_NAMES = {"The", "This", "That", "And", "But", "So", "Okay", "Yes", "No", "W
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[\s,]", "", text).lower()
+    """Full-width forms as their ASCII ("３，０００円" is "3,000円"), without spaces and thousands separators."""
+    return re.sub(r"[\s,]", "", unicodedata.normalize("NFKC", text)).lower()
 
 
 @dataclass
@@ -99,7 +113,7 @@ class FactLedger:
                 continue
             fact.status = "lost"
             if fact.kind == "amount" and fact.label:
-                near = re.search(re.escape(fact.label) + r"\W{1,20}([$€£¥]?\s?\d[\d,.]*\s?%?)", summary, re.I)
+                near = re.search(re.escape(fact.label) + r"\W{1,20}([$€£¥￥]?\s?\d[\d,.]*\s?%?)", summary, re.I)
                 if near:
                     fact.status, fact.found_as = "changed", near.group(1).strip()
         counts = {s: sum(f.status == s for f in self.facts if f.kind != "todo") for s in ("kept", "changed", "lost")}
@@ -166,10 +180,11 @@ def extract_facts(text: str) -> list[Fact]:
     for name in sorted(n for n in names if n and _is_name(n, lowercase_words)):
         facts.append(Fact("name", name))
     for m in _TODO.finditer(text):
-        # as a reader wants it: a meeting's "is to to for slides and and how far" without its stutters
-        line = clean_utterance(m.group(0)).strip()
-        if 8 <= len(line) <= 400 and names_what(line) and is_task(line):
-            facts.append(Fact("todo", line))
+        for task in task_sentences(m.group(0), is_task, _NOT_NAMES):
+            # as a reader wants it: a meeting's "is to to for slides and and how far" without its stutters
+            line = clean_utterance(task).strip()
+            if 8 <= len(line) <= 400 and names_what(line):
+                facts.append(Fact("todo", line))
     return facts
 
 

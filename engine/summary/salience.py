@@ -45,6 +45,12 @@ SENTENCE = re.compile(rf"(?:[^.!?。！？\n]|\.(?=[\w)])|{TITLE_STOP}){{10,400}
 MIN_SENTENCE_CHARS = 30
 MIN_CJK_SENTENCE_CHARS = 12      # Japanese says as much in far fewer characters
 MIN_SENTENCE_UNITS = 5           # content words (or CJK bigrams) a sentence needs to be worth taking
+# ... in a document none of whose sentences has as many (DocumentWeights.relaxed). A Japanese sentence's
+# units are its kanji and katakana runs only, its verbs ("送ります": one kanji and its kana) count for
+# nothing: "田中さんは金曜日までに請求書を送ります。" (who, when, what: a task) holds three, and a short minutes
+# note of three such sentences had none worth taking, so its summary came out empty (issue 40). Not for
+# every document: a long Japanese one's formulas hold three too ("和泉なおみ議員の代表質問にお答えをいたします。").
+RELAXED_MIN_SENTENCE_UNITS = 3
 MAX_SENTENCE_CHARS = 300         # a longer sentence cannot be said again in one short note
 LENGTH_POWER = 0.7               # gain per character**0.7: recalled more than 1.0 on all three (docs/quality.md)
 
@@ -64,6 +70,10 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 NUMBER_MARK = "#"                # prefix of a number among the units: "#2026-12-01"
 NUMBER_WEIGHT = 1.0              # a number is a fact even when the document says it once
 ONCE_IN_LOG_WEIGHT = 1.0         # a word one commit of a git log says (see DocumentWeights)
+# Where no word comes back at all (a note of a few sentences), "said once" tells nothing apart: weighed at
+# nothing there, each sentence of that minutes note added nothing and at most one was ever chosen. Below a
+# word said twice (log 2 = 0.69).
+ONCE_WHEN_NOTHING_RECURS_WEIGHT = 0.5
 
 
 _JAPANESE_WORD = re.compile(r"[\u4e00-\u9fff々]{2,}|[\u30a0-\u30ffー]{2,}")   # a kanji or a katakana run
@@ -182,12 +192,13 @@ def procedure_factor(sentence: str) -> float:
     return PROCEDURE_WEIGHT if len(sentence) <= PROCEDURE_MAX_CHARS and _PROCEDURE.search(sentence) else 1.0
 
 
-def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
+def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = False) -> list[Sentence]:
     """The sentences of ``text`` long and substantive enough to be noted (no logs, greetings, fillers). In a
     chat transcript, only those of its people's own words (engine.documents.transcript_turns): ``prose``,
     the spans of them in ``text`` (a part's, from its whole document: a part can start inside a tool's
     output), else found in ``text`` itself. In a meeting transcript, short turns in a row are also taken
-    together as one exchange (``exchanges``)."""
+    together as one exchange (``exchanges``). ``relaxed``: fewer units are enough (RELAXED_MIN_SENTENCE_UNITS)."""
+    min_units = RELAXED_MIN_SENTENCE_UNITS if relaxed else MIN_SENTENCE_UNITS
     # a hard-wrapped story's sentences run across its line breaks: found in the text with them as spaces
     # (the same length, so the same offsets; engine.documents.wrapped_lines)
     text = unwrapped(text)
@@ -215,7 +226,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None) -> list[Sentence]:
         body = without_label(sentence, opens_line)
         units = units_of(body)                                       # none for a speaker's label alone
         said = clean_utterance(body)
-        if len(sentence) < _min_chars(sentence) or len(units) < MIN_SENTENCE_UNITS:
+        if len(sentence) < _min_chars(sentence) or len(units) < min_units:
             if speaker and prose is None and units:
                 short_turns.append(Sentence(start, sentence, speaker, units, len(said), opens_line=opens_line))
             continue
@@ -292,13 +303,18 @@ class DocumentWeights:
         self.prose = prose_spans(document)
         found = {s.start: s for s in sentences_of(document, self.prose)}
         subjects = subject_sentences(document)
+        # no sentence worth noting by the usual rule: the document's best are what there is
+        self.relaxed = not found and not subjects
+        if self.relaxed:
+            found = {s.start: s for s in sentences_of(document, self.prose, relaxed=True)}
         for subject in subjects:                           # a git log's subjects, short ones too
             found.setdefault(subject.start, subject)
         for sentence in found.values():
             self.sentences_with.update(sentence.units)
         # In a git log a word said once is what one commit changed ("JetPack を 4.6 に変更"), the very
         # thing a changelog lists; elsewhere it is a name said in passing or a typo
-        self.once_weight = ONCE_IN_LOG_WEIGHT if subjects else 0.0
+        self.once_weight = ONCE_IN_LOG_WEIGHT if subjects else \
+            ONCE_WHEN_NOTHING_RECURS_WEIGHT if max(self.sentences_with.values(), default=0) == 1 else 0.0
         # the whole log's changelog weights: a revert or a later bump can stand in another part
         self.subject_factors = {s.start: s.gain_factor for s in subjects}
 
@@ -312,8 +328,8 @@ class DocumentWeights:
         """The sentences of a part of this document (starting at ``part_offset``) worth noting: in a chat
         transcript, those of its people's own words as the whole document shows them."""
         if self.prose is None or part_offset + len(part) > self.document_chars:
-            return sentences_of(part)
-        return sentences_of(part, self.prose.shifted(part_offset))
+            return sentences_of(part, relaxed=self.relaxed)
+        return sentences_of(part, self.prose.shifted(part_offset), self.relaxed)
 
     def weight(self, unit: str) -> float:
         n = self.sentences_with[unit]
@@ -357,4 +373,4 @@ def select_sentences(part: str, weights: DocumentWeights, covered: set[str], bud
 def prose_language(text: str) -> str | None:
     """The language to ask for, named from the text's sentences, not all its characters: a Japanese git
     log is mostly Latin hashes, authors and file paths ("Japanese", or None: see language.named_language)."""
-    return named_language(" ".join(s.text for s in sentences_of(text)))
+    return named_language(" ".join(s.text for s in sentences_of(text) or sentences_of(text, relaxed=True)))

@@ -28,6 +28,8 @@ def run(args) -> int:
     base = resume_state = None
     if args.resume:
         base, resume_state = resume_request(args.resume)
+        if resume_state.notice:         # its state.json was damaged: resumed from the checkpoint before it
+            print(f"precis: run {resume_state.run_id}: {resume_state.notice}", file=sys.stderr)
     request = request_from_args(args, base)
     if not request.files:
         raise BadInput("No documents given. Usage: precis summarize FILES... (or --resume RUN)")

@@ -139,7 +139,11 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
     report = make_report(runtime, plan, state, static_tokens)
     if not request.server:
         record_measured_speeds(target.model_path, target.local_settings, report)
-    write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
+    try:
+        write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
+    except OSError as exc:      # a full disk or a read-only folder: --out may still take them
+        log.warning("could not write the results beside the checkpoint in %s (%s)", state.directory,
+                    exc.strerror or exc)
     exit_code = {"finished": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(
         finished.outcome, finished.exit_code or ExitCode.MODEL)
     yield RunReported(finished.outcome, finished.message, int(exit_code), report, state, plan)

@@ -1,3 +1,3 @@
-"""Hostile model servers (issue 40, "Nothing hangs, nothing is silently empty"): servers that accept and
-never answer at each phase, refuse, fail, send what is not a stream, or are slow under --parallel; and
-the exit codes and messages a person or a cron wrapper reads. All against tests/openai_server.py."""
+"""Issue 40, "Nothing hangs, nothing is silently empty": hostile model servers (silent at each phase,
+refusing, failing, malformed, slow under --parallel), inputs, facts and checkpoints, and the exit codes and
+messages a person or a cron wrapper reads. The real command line's table of the same faults: bench/hostile.py."""
