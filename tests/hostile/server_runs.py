@@ -18,8 +18,10 @@ REPLY = ("The team reviewed the release plan and agreed to ship the parser fix f
          "changelog before Friday, and Bob checks the installer on Windows.")
 # Several rounds at this context (the first can finish before a hang from the second on).
 SMALL_N_CTX = "1536"
-# A Stop (Ctrl-C, SIGTERM, the window's) must end any wait within this.
-STOP_WITHIN_S = 2.0
+# A Stop (Ctrl-C, SIGTERM, the window's) ends any wait: before, a wait held on for its 600 s limit. The
+# goal, 2 s, is measured by bench/hostile.py run alone; here the bound only tells "stopped" from "held on",
+# with room for a loaded machine (CI, `make test` beside a build), so that no timing makes a test flaky.
+STOP_WITHIN_S = 15.0
 
 
 def day(tmp_path: Path, turns: int = 12, name: str = "day.txt") -> Path:
