@@ -76,7 +76,10 @@ def said_units(sentence: SourceSentence) -> set[str]:
     """What the sentence says, its speaker's label left out: "Industrial Designer: Yeah." says nothing, and
     the label's words tied every line naming a speaker to that speaker's backchannels (a development meeting:
     "Industrial Designer explains the technical specifications" rested on "Industrial Designer: Yeah .")."""
-    return units(SPEAKER_PREFIX.sub("", sentence.text, count=1) if sentence.speaker else sentence.text)
+    if not sentence.speaker:
+        return units(sentence.text)
+    # a label alone ("Project Manager:" of a turn with nothing said) says nothing either
+    return units(SPEAKER_PREFIX.sub("", sentence.text + " ", count=1))
 
 
 def units(text: str) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import re
 
-from precis.engine.summary.alignment import PartIndex, source_sentences
+from precis.engine.summary.alignment import PartIndex, said_units, source_sentences, units
 from precis.engine.summary.checks import ACCOUNT_LINE, Check, Claim, Example
 from precis.engine.summary.evidence import STOPWORDS, _stem, negation_invented
 
@@ -59,6 +59,7 @@ def _speakers(part: str) -> frozenset[str]:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ", re.I)
+_NAMING = re.compile(r"(?:[A-Z][\w'’-]*\s)+(?:team\s|designer\s|manager\s)?")
 
 
 def _speaker(claim: Claim) -> str | None:
@@ -73,9 +74,17 @@ def _speaker(claim: Claim) -> str | None:
     opening = _ARTICLE.sub("", claim.text).lower()
     who = max((p for p in _speakers(claim.shown) if re.match(rf"{re.escape(p.lower())}\b", opening)),
               key=len, default=None)
-    if who is None or who in said_by or any(who.lower() in s.text.lower() for s in claim.alignment.references):
+    if who is None:
         return None
-    return f"its sentences are {' and '.join(sorted(said_by))}'s words, not {who}'s"
+    # what the line says beyond who it names must be in a sentence the speaker said, or one that names them
+    # (a hand-labelled development meeting: "The User Interface Designer shows a schematic of the inside
+    # workings" rested on the Industrial Designer's words and on "Well I'm Mike, User Interface Designer.")
+    naming = _NAMING.match(_ARTICLE.sub("", claim.text))           # "User Interface Designer", "Marketing team"
+    said = units(claim.text) - units(who) - units(naming.group(0) if naming else "")
+    for sentence in claim.alignment.references:
+        if (sentence.speaker == who or who.lower() in sentence.text.lower()) and said_units(sentence) & said:
+            return None
+    return f"none of what it says is in {who}'s own words (its sentences are {', '.join(sorted(said_by))}'s)"
 
 
 def _claim(text: str, part: str) -> Claim:
@@ -92,7 +101,12 @@ DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Desig
 CHECKS = (
     Check("speaker_swapped", frozenset({ACCOUNT_LINE}), None, _speaker,
           refuses=(Example(_claim("Industrial Designer explains the technical specifications.", DESIGN),
-                           "another speaker's words (development meeting)"),),
+                           "another speaker's words (development meeting)"),
+                   Example(_claim("The User Interface shows the prototype model with its kinetic battery.",
+                                  DESIGN + "User Interface: Well I'm Mike, User Interface Designer.\n"),
+                           "the speaker's own turn holds none of it (hand-labelled development meeting)"),
+                   Example(_claim("The Marketing team shows the prototype model.", DESIGN + "Marketing:\n"),
+                           "a label alone is no sentence of theirs")),
           passes=(Example(_claim("User Interface gives the technical specifications.", DESIGN), "as said"),
                   Example(_claim("The Industrial Designer shows the prototype with a kinetic battery.", DESIGN),
                           "the speaker's own turn, a sentence after its label"),
