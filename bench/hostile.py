@@ -66,6 +66,7 @@ def _env(home: Path) -> dict:
 def run_cli(args: list[str], home: Path, timeout_s: float = 600, interrupt_after_s: float | None = None,
             cwd: Path | None = None) -> tuple[int | None, float, str, float | None]:
     """(exit code, seconds, stderr, seconds from SIGINT to exit) of ``precis ARGS``."""
+    home.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     proc = subprocess.Popen(PRECIS + args, env=_env(home), cwd=cwd or home, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace")
@@ -94,7 +95,11 @@ def first_line(err: str) -> str:
     lines = [line.strip() for line in err.splitlines() if line.strip() and not line.startswith("[")]
     if any("Traceback" in line for line in lines):
         return "Traceback: " + lines[-1][:160]
-    return (lines[0] if lines else "(nothing on stderr)")[:160]
+    if not lines:
+        return "(nothing on stderr)"
+    # "None of the given files could be read" is followed by each file's reason, indented
+    reason = next((line for line in err.splitlines()[1:3] if line.startswith("  ") and line.strip()), "")
+    return (lines[0] + (" " + reason.strip() if reason else ""))[:240]
 
 
 STORY = ("Maitland woke in a room he did not know. A man named Swarts said he had been asleep for a year. "
@@ -162,6 +167,7 @@ class HangingServer:
                 while len(body) < length:
                     body += conn.recv(65536)
                 path = head.split(b" ")[1].decode()
+                self.body = json.loads(body or b"{}") if body.strip().startswith(b"{") else {}
                 if not self._reply(conn, path):
                     return
         except OSError:
@@ -184,9 +190,11 @@ class HangingServer:
             if path.endswith("/props"):
                 self._json(conn, {"default_generation_settings": {"n_ctx": 4096}, "n_ctx": 4096})
             elif path.endswith("/tokenize"):
-                self._json(conn, {"tokens": list(range(200))})
+                self._json(conn, {"tokens": list(range(len(str(self.body.get("content", "")).split()) + 1))})
             elif path.endswith("/apply-template"):
-                self._json(conn, {"prompt": "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n"})
+                self._json(conn, {"prompt": "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n"
+                                                    for m in self.body.get("messages", []))
+                                  + "<|im_start|>assistant\n"})
             elif path.endswith("/detokenize"):
                 self._json(conn, {"content": "text"})
             else:
@@ -300,7 +308,8 @@ def _server_restart(work: Path, doc: Path) -> Outcome:
         state = json.loads((run_dir / "state.json").read_text(encoding="utf-8")) if run_dir else {}
         kept = sum(1 for r in state.get("rounds", []))
         o = Outcome("server killed mid-run, restarted, --resume", "servers", (EXIT["done"],), code,
-                    time.monotonic() - start_t, f"first run: exit {first_code}, {first_line(err)}", limit_s=600)
+                    time.monotonic() - start_t, f"first run: exit {first_code}, {first_line(err)[:120]}; "
+                    f"resumed: {first_line(err2)}", limit_s=600)
         o.lost = "nothing" if kept >= rounds_before else f"{rounds_before - kept} finished rounds"
         o.notes.append(f"{rounds_before} rounds before the kill; resumed run finished with {kept}")
         return o

@@ -130,6 +130,10 @@ def static_prefix_tokens(runtime, plan: RunPlan) -> int:
     """Tokens of the part of every round's prompt that comes before the summary (what prefix reuse skips)."""
     renderer = PromptRenderer(runtime)
     prompt = renderer.render(plan.layout.rolling_messages(_SENTINEL, ""))
+    if _SENTINEL not in prompt:
+        # a server whose template rendered the messages otherwise: the prefix is not measured, the run goes on
+        # (it raised "substring not found", reported as bad input, before the first round: bench/hostile.py)
+        return 0
     return renderer.count(prompt[:prompt.index(_SENTINEL)])
 
 

@@ -294,3 +294,19 @@ def test_the_words_a_part_keeps_coming_back_to_are_shown_as_it_writes_them_witho
     assert "watched" in words or "brought" in words or "room" in words
     assert not {"maitland", "swarts", "swart"} & set(words)           # names are shown apart
     assert all(w in STORY.lower() for w in words)                     # as written, not stems ("watch", "brough")
+
+
+def test_a_part_whose_prompt_leaves_no_room_for_a_line_is_told_in_pieces_not_failed(monkeypatch):
+    """The chunk is planned for a rolling round's prompt; a worked example longer than that (a Japanese one
+    with the bundled model's tokenizer) left no room for a line and the run failed as a model error. The part
+    is told in pieces split at its sentences, each prompt within the context, and every piece is read."""
+    import precis.engine.prompts.account as prompts
+    monkeypatch.setattr(prompts, "STORY_EXAMPLE", prompts.STORY_EXAMPLE + " The ferry waited." * 170)
+    rt, plan, state, events = _run(STORY, n_ctx=2048)
+    assert [e for e in events if isinstance(e, RunFinished)][-1].outcome == "finished"
+    chunks = plan.documents[0].chunks
+    calls = [c for c in rt.calls if c.kind == "account"]
+    assert len(calls) > len(chunks)                                  # some part was asked in pieces
+    assert all(rt.count_tokens(c.prompt, special=True) + 8 <= 2048 for c in calls)
+    # every chapter of the story is still read by some call
+    assert all(any(f"Chapter {n}." in c.content for c in calls) for n in range(1, 19))

@@ -28,7 +28,7 @@ from precis.engine.prompts.account import (
     parse_lines,
 )
 from precis.engine.summary.account_shape import AccountLine, account_text, reading_chars
-from precis.engine.summary.alignment import Alignment, PartIndex
+from precis.engine.summary.alignment import Alignment, PartIndex, source_sentences
 from precis.engine.summary.cast import names_met
 from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Claim, judge
 from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, compact_round, pairs_to_merge
@@ -166,20 +166,30 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     weights = ctx.document_index(doc)[1]
     topics = topic_words(weights, weights.sentences_in(doc.text[chunk.sent_start_char:chunk.end_char],
                                                       chunk.sent_start_char), names)
-    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, count, topics)
-    # A third more lines are asked than the part's share (account_lines_asked): a small model's lines are often refused
-    # (a meeting's "The team discusses the design." holds no word of it), and the best of the surplus is
-    # cheaper than a second ask. The plan's chunk leaves room for a rolling round's summary in and out; the
-    # account has no summary in, so its prompt and lines fit: checked, and the lines lowered if they do not.
+    # A third more lines are asked than the part's share (account_lines_asked): a small model's lines are often
+    # refused (a meeting's "The team discusses the design." holds no word of it), and the best of the surplus
+    # is cheaper than a second ask. The plan's chunk leaves room for a rolling round's summary in and out; the
+    # account has no summary in, so its prompt and lines mostly fit: checked, the lines lowered where they do
+    # not, and a part whose prompt leaves no room for one line told in pieces (_pieces).
     asked = account_lines_asked(count)
-    room = ctx.budget.n_ctx - ctx.renderer.count(ctx.renderer.render(messages)) - ctx.budget.margin
-    asked = max(1, min(asked, (room - 8) // per_line))
+    pieces = _pieces(ctx, layout, shown.text, chunk.index + 1, len(doc.chunks), names, topics, per_line)
+    written: dict[int, str] = {}
+    total_chars = max(1, sum(len(p) for p in pieces))
+    for piece in pieces:
+        share = max(1, round(asked * len(piece) / total_chars)) if len(pieces) > 1 else asked
+        messages = layout.part_messages(piece, chunk.index + 1, len(doc.chunks), names, share, topics)
+        room = ctx.budget.n_ctx - ctx.renderer.count(ctx.renderer.render(messages)) - ctx.budget.margin
+        share = max(1, min(share, (room - 8) // per_line))
+        messages = layout.part_messages(piece, chunk.index + 1, len(doc.chunks), names, share, topics)
+        ctx.check_cancel()
+        result = yield from ctx.call(index, messages, per_line * share + 8,
+                                     replace(ctx.sampling, grammar=layout.grammar(share, names)))
+        out.results.append(result)
+        got = parse_lines(result.raw)
+        for number in range(1, share + 1):
+            written[len(written) + 1] = got.get(number, "")
+    asked = len(written)
     count = min(count, asked)
-    messages = layout.part_messages(shown.text, chunk.index + 1, len(doc.chunks), names, asked, topics)
-    result = yield from ctx.call(index, messages, per_line * asked + 8,
-                                 replace(ctx.sampling, grammar=layout.grammar(asked, names)))
-    out.results.append(result)
-    written = parse_lines(result.raw)
     said = [line.text for line in earlier]
     passed: list[tuple[int, Claim, bool]] = []          # (order, claim, asked again)
     refused: list[tuple[int, str, object, Claim]] = []  # (order, text, verdict, claim)
@@ -223,6 +233,30 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     if not out.lines:
         out.flags.append("nothing_kept")
     return out
+
+
+MAX_PIECES = 8
+
+
+def _pieces(ctx: RunContext, layout: AccountLayout, text: str, number: int, parts: int, names: list[str],
+            topics: list[str], per_line: int) -> list[str]:
+    """The part as one piece, or in pieces split at sentences (the longest halved) until each one's prompt
+    leaves room for a line. The chunk is planned for a rolling round's prompt; the account's worked example is
+    longer in some languages and tokenizers (a Japanese part with the bundled 135M model overflowed its
+    2,048-token context by a few tokens and the run failed as a model error)."""
+    def fits(piece: str) -> bool:
+        messages = layout.part_messages(piece, number, parts, names, 1, topics)
+        return ctx.renderer.count(ctx.renderer.render(messages)) + ctx.budget.margin + per_line + 8 \
+            <= ctx.budget.n_ctx
+    pieces = [text]
+    while len(pieces) < MAX_PIECES and not all(fits(p) for p in pieces):
+        longest = max(range(len(pieces)), key=lambda i: len(pieces[i]))
+        piece = pieces[longest]
+        ends = [s.end for s in source_sentences(piece)]
+        cut = min(ends[:-1], key=lambda e: abs(e - len(piece) / 2), default=len(piece) // 2) if len(ends) > 1 \
+            else len(piece) // 2
+        pieces[longest:longest + 1] = [piece[:cut], piece[cut:]]
+    return [p for p in pieces if p.strip()]
 
 
 def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str], said: list[str],
