@@ -57,8 +57,16 @@ class Outcome:
                 and "Traceback" not in self.message)
 
 
+# The wait for a model server's first token (and between tokens) is 600 s by default: a CPU server takes
+# minutes over a long prompt (a 2k-token part: about 50 s for a 1.5B model on this machine's 2 cores). A
+# nightly job that knows its server sets PRECIS_SERVER_READ_TIMEOUT_S; the trials set this, so every wait is
+# bounded under WAIT_LIMIT_S as a cron job's would be (docs/reliability.md says so).
+NIGHTLY_READ_TIMEOUT_S = "20"
+
+
 def _env(home: Path) -> dict:
-    env = dict(os.environ, PRECIS_HOME=str(home), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PRECIS_HOME=str(home), PYTHONUNBUFFERED="1",
+               PRECIS_SERVER_READ_TIMEOUT_S=NIGHTLY_READ_TIMEOUT_S)
     env.pop("PRECIS_API_KEY", None)
     return env
 
@@ -97,6 +105,10 @@ def first_line(err: str) -> str:
         return "Traceback: " + lines[-1][:160]
     if not lines:
         return "(nothing on stderr)"
+    # the error is the last "precis: ..." line (notices such as "... exists and will be replaced" come first)
+    errors = [i for i, line in enumerate(lines) if line.startswith("precis:") and "will be replaced" not in line]
+    if errors:
+        lines = lines[errors[-1]:]
     # "None of the given files could be read" is followed by each file's reason, indented
     reason = next((line for line in err.splitlines()[1:3] if line.startswith("  ") and line.strip()), "")
     return (lines[0] + (" " + reason.strip() if reason else ""))[:240]

@@ -216,8 +216,10 @@ def request_from_args(args: argparse.Namespace, base: RunRequest | None = None) 
         if f.name == "rules_text":
             value = _read_rules_file(Path(value))
         changes[f.name] = value
-    if changes.get("server") and getattr(args, "n_ctx", None) is None and "n_ctx" not in changes:
-        changes["n_ctx"] = SERVER_CONTEXT     # --n-ctx may only lower what the server offers
+    # --n-ctx may only lower what the server offers; a resumed run keeps the context it was planned with (its
+    # plan would differ and the resume be refused: a server restarted mid-run, bench/hostile.py)
+    if changes.get("server") and base is None and getattr(args, "n_ctx", None) is None and "n_ctx" not in changes:
+        changes["n_ctx"] = SERVER_CONTEXT
     return request.with_changes(**changes).validate()
 
 

@@ -191,3 +191,15 @@ def test_help_lists_exit_code_5_and_says_what_runs_does(capsys):
         main(["runs", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "List the saved runs" in text and "--resume RUN" in text
+
+
+def test_resuming_through_a_server_keeps_the_context_the_run_was_planned_with():
+    """`precis summarize --resume RUN --server URL` after the server restarted: the saved request's context
+    stands (it became the server's whole context, so the plan differed and the resume was refused)."""
+    from precis.models.cli.main import build_parser
+    from precis.models.session.request import SERVER_CONTEXT, RunRequest, request_from_args
+    base = RunRequest(files=["day.txt"], server="http://127.0.0.1:8080/v1", n_ctx=2048)
+    args = build_parser().parse_args(["summarize", "--resume", "RUN", "--server", "http://127.0.0.1:8080/v1"])
+    assert request_from_args(args, base).n_ctx == 2048
+    fresh = build_parser().parse_args(["summarize", "day.txt", "--server", "http://127.0.0.1:8080/v1"])
+    assert request_from_args(fresh).n_ctx == SERVER_CONTEXT
