@@ -239,7 +239,8 @@ def server_trials(work: Path) -> list[Outcome]:
         try:
             home = work / f"h-{phase}"
             code, seconds, err, _ = _summarize(doc, home, home / "out", "--server", stub.url, timeout_s=200)
-            o = Outcome(f"server accepts, never answers at {phase.replace('_', ' ')}", "servers", (EXIT["server"],),
+            label = {"tokenize": "after /v1/models (discovery's next probe)"}.get(phase, phase.replace("_", " "))
+            o = Outcome(f"server accepts, never answers at {label}", "servers", (EXIT["server"],),
                         code, seconds, first_line(err), limit_s=limit)
             home2 = work / f"h-{phase}-cancel"
             _, _, err2, cancel_s = _summarize(doc, home2, home2 / "out", "--server", stub.url, timeout_s=200,
