@@ -249,7 +249,10 @@ def server_trials(work: Path) -> list[Outcome]:
             out.append(o)
         finally:
             stub.close()
-    faults = [("wrong model name", Script(), ["--server-model", "no-such-model"]),
+    faults = [("server answers discovery, then silent counting a prompt (tokenize)", Script(hang="tokenize"), []),
+              ("malformed stream (an HTML page instead of events)",
+               Script(raw_stream=[b"<html><body>502 Bad Gateway</body></html>\n"]), []),
+              ("wrong model name", Script(), ["--server-model", "no-such-model"]),
               ("API key refused (none given)", Script(api_key="secret"), []),
               ("HTTP 500 on every completion", Script(fail_status=500, fail_times=99), []),
               ("stream cut after 3 pieces", Script(cut_after_pieces=3, cut_from_generation=1), [])]
