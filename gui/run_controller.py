@@ -7,24 +7,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from precis.engine.events import (
-    CollapseDetected,
-    CompactionDone,
-    NoiseSkipped,
-    RoundFinished,
-    RoundRepaired,
-    RoundStarted,
-    RunFinished,
-    RunPlanned,
-    TokensGenerated,
-)
+from precis.engine.events import RoundFinished, RoundStarted, RunFinished, RunPlanned, TokensGenerated
 from precis.engine.runtime.protocol import CancelToken
 from precis.gui.workers import JobFailed, ModelOwner, RunEnded, RunJob
+from precis.models.session.event_text import NOTE_EVENTS, note_text
 from precis.models.session.job import ModelLoaded, RunReported
 from precis.models.session.progress import ProgressModel
 
-RUN_MESSAGES = (RunPlanned, RoundStarted, TokensGenerated, RoundFinished, CollapseDetected, RoundRepaired,
-                CompactionDone, NoiseSkipped, RunFinished, ModelLoaded, RunReported, JobFailed, RunEnded)
+RUN_MESSAGES = (RunPlanned, RoundStarted, TokensGenerated, RoundFinished, *NOTE_EVENTS, RunFinished, ModelLoaded,
+                RunReported, JobFailed, RunEnded)
 
 
 class RunController(QObject):
@@ -75,8 +66,8 @@ class RunController(QObject):
             self.tokens_generated.emit(message)
         elif isinstance(message, RoundFinished):
             self._add_round(message.record)
-        elif isinstance(message, (CollapseDetected, RoundRepaired, CompactionDone, NoiseSkipped)):
-            self.noted.emit(event_note(message))
+        elif isinstance(message, NOTE_EVENTS):
+            self.noted.emit(note_text(message))     # the words `precis summarize` prints for it
         elif isinstance(message, RunFinished):
             self.summaries_shown.emit(message.summaries, "" if message.outcome == "finished" else message.message)
         elif isinstance(message, ModelLoaded):
@@ -95,13 +86,3 @@ class RunController(QObject):
         self.records.append(record)
         self.round_finished.emit(record)
 
-
-def event_note(event) -> str:
-    if isinstance(event, CollapseDetected):
-        return f"Round {event.index + 1}: failed check ({', '.join(event.flags)}) — {event.detail}; repairing"
-    if isinstance(event, RoundRepaired):
-        return f"Round {event.index + 1}: repaired by {event.how.replace('_', ' ')} — {event.detail}"
-    if isinstance(event, CompactionDone):
-        return (f"Round {event.index + 1}: compaction {event.before_chars:,} → {event.after_chars:,} characters"
-                + ("" if event.accepted else " (rejected: the original is kept)"))
-    return f"Round {event.index + 1}: {event.reason}"

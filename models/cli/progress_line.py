@@ -1,20 +1,11 @@
 """The terminal's view of a run: one updating line on a TTY (round i of N, summary length, the curve
 as a sparkline with collapse marks, time left); one line per round when stderr is a file (cron logs).
-What it counts comes from precis.models.session.progress, which the window's status line shows too."""
+What it counts comes from precis.models.session.progress, which the window's status line shows too;
+what it says of each event, from precis.models.session.event_text, which the window and batches say too."""
 from __future__ import annotations
 
-from precis.engine.events import (
-    BY_FILE,
-    CollapseDetected,
-    CompactionDone,
-    NoiseSkipped,
-    RoundFinished,
-    RoundRepaired,
-    RoundStarted,
-    RunPlanned,
-    TokensGenerated,
-)
-from precis.engine.planning.run_plan import duration_text
+from precis.engine.events import CollapseDetected, RoundFinished, RoundStarted, TokensGenerated
+from precis.models.session.event_text import event_text, round_done_text
 from precis.models.session.progress import ProgressModel, clock_text
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -37,37 +28,19 @@ class ProgressLine:
     def __call__(self, event) -> None:
         p = self.progress
         p.update(event)
-        if isinstance(event, RunPlanned):
-            estimate = f", about {duration_text(event.estimated_seconds)} at this machine's measured speed" \
-                if event.estimated_seconds else ""
-            chosen_for = f" for {event.preset_chosen_for}" if event.preset_chosen_for else ""
-            preset = f", preset {event.preset}{chosen_for}" if event.preset else ""
-            if event.preset == BY_FILE:
-                preset = f", presets by file: {event.preset_chosen_for}"
-            self._line(f"run {event.run_id}: {event.rounds} rounds planned ({event.strategy}{preset}){estimate}"
-                       + (f", resuming after {event.resumed_from}" if event.resumed_from else ""), final=True)
-        elif isinstance(event, (RoundStarted, TokensGenerated)):
+        if isinstance(event, (RoundStarted, TokensGenerated)):
             if self.tty:
                 self._line(f"{p.status_text()}  {sparkline(p.curve, self.collapses)}")
-        elif isinstance(event, CollapseDetected):
-            self.collapses.add(len(p.curve))
-            self._line(f"round {event.index + 1}: failed check ({', '.join(event.flags)}): {event.detail}", final=True)
-        elif isinstance(event, RoundRepaired):
-            self._line(f"round {event.index + 1}: repaired by {event.how.replace('_', ' ')}: {event.detail}",
-                       final=True)
-        elif isinstance(event, NoiseSkipped):
-            self._line(f"round {event.index + 1}: {event.reason}", final=True)
-        elif isinstance(event, CompactionDone):
-            self._line(f"round {event.index + 1}: compaction {event.before_chars:,} -> {event.after_chars:,} chars"
-                       f" ({'accepted' if event.accepted else 'rejected, kept the original'})", final=True)
         elif isinstance(event, RoundFinished):
-            r = event.record
             bar = "#" * int(20 * min(p.done, p.planned) / max(1, p.planned))
             left = p.seconds_left
-            what = "compaction" if r.kind == "compaction" else f"{r.kind} {p.done}/{p.planned}"
-            self._line(f"{what} [{bar:<20}] summary {r.summary_chars:,} chars  {sparkline(p.curve, self.collapses)}  "
+            self._line(f"{round_done_text(event.record, p)}  [{bar:<20}]  {sparkline(p.curve, self.collapses)}  "
                        f"{clock_text(p.elapsed_seconds)} elapsed" + (f", ~{clock_text(left)} left" if left else ""),
                        final=not self.tty or p.done >= p.planned)
+        elif (text := event_text(event)) is not None:      # the plan, a failed check, a repair, ...
+            if isinstance(event, CollapseDetected):
+                self.collapses.add(len(p.curve))
+            self._line(text, final=True)
 
     def _line(self, text: str, final: bool = False) -> None:
         if self.tty:

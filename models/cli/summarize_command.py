@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import signal
 import sys
-import threading
 
-from precis.engine.errors import BadInput, ExitCode, PrecisError
-from precis.engine.events import RoundFinished, RunPlanned, event_dict
+from precis.engine.errors import BadInput, ExitCode
+from precis.engine.events import event_dict
 from precis.engine.runs.outputs import write_outputs
 from precis.engine.runtime.protocol import CancelToken
+from precis.models.cli.batch_log import BatchLog
 from precis.models.cli.progress_line import PlanningProgress, ProgressLine, print_end
 from precis.models.session.batch import run_batch
 from precis.models.session.job import ModelLoaded, RunReported, resume_request, run_job
@@ -96,45 +96,13 @@ def _stop_on_signals(cancel: CancelToken) -> dict:
 def _run_batch(args, request, loaded, checked) -> int:
     """One summary per file through the server, up to --parallel at a time (models/session/batch.py)."""
     documents = loaded.documents
-    total = len(documents)
-    order = {str(d.path.resolve()): i for i, d in enumerate(documents, 1)}
-    lock = threading.Lock()
-    planned: dict[str, int] = {}
-    print(f"precis: batch of {total} document(s) through {request.server}, {request.parallel} at a time; "
+    print(f"precis: batch of {len(documents)} document(s) through {request.server}, {request.parallel} at a time; "
           f"results in {checked.out}/<name>/", file=sys.stderr)
-
-    def on_event(item, event) -> None:
-        with lock:
-            tag = f"[{order[item.file]}/{total}] {item.name}"
-            if args.json_events:
-                if event is not None and not isinstance(event, (ModelLoaded, PrecisError)):
-                    body = {"outcome": event.outcome, "message": event.message, "out": item.out} \
-                        if isinstance(event, RunReported) else event_dict(event)
-                    print(json.dumps({"document": item.file, "event": type(event).__name__, **body},
-                                     ensure_ascii=False), flush=True)
-                return
-            if event is None:
-                print(f"precis: {tag}: already summarized by an earlier run of this batch, skipped", file=sys.stderr)
-            elif isinstance(event, RunPlanned):
-                planned[item.file] = event.rounds
-                resumed = f", resuming after {event.resumed_from} round(s)" if event.resumed_from else ""
-                print(f"precis: {tag}: {event.rounds} round(s) planned{resumed} (run {event.run_id})", file=sys.stderr)
-            elif isinstance(event, RoundFinished):
-                r = event.record
-                print(f"precis: {tag}: round {r.index + 1} of {planned.get(item.file, '?')} done, summary "
-                      f"{r.summary_chars:,} chars{' (' + ', '.join(r.flags) + ')' if r.flags else ''}",
-                      file=sys.stderr)
-            elif isinstance(event, RunReported):
-                where = f" -> {item.out}" if event.outcome == "finished" else ""
-                print(f"precis: {tag}: {event.outcome} in {item.seconds:,.0f} s{where}"
-                      f"{': ' + event.message if event.message else ''}", file=sys.stderr)
-            elif isinstance(event, PrecisError):
-                print(f"precis: {tag}: failed: {event}", file=sys.stderr)
-
     cancel = CancelToken()
     previous = _stop_on_signals(cancel)
     try:
-        result = run_batch(request, documents, checked.out, cancel, on_event, input_notes(loaded))
+        result = run_batch(request, documents, checked.out, cancel, BatchLog(documents, args.json_events),
+                           input_notes(loaded))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -13,6 +13,12 @@ from precis.engine.events import RoundFinished, RoundStarted, RunPlanned, Tokens
 PART_KINDS = ("round", "map", "stuff", "notes", "account")   # rounds that read a part of the document
 
 
+def counts_as_part(kind: str) -> bool:
+    """Whether a finished round of ``kind`` moves "done of planned" on: a part's round or a merge (``done``
+    never passes the plan); compactions, retries and the writing pass do not."""
+    return kind in PART_KINDS or kind == "merge"
+
+
 @dataclass
 class ProgressModel:
     clock: object = time.monotonic
@@ -45,7 +51,7 @@ class ProgressModel:
             r = event.record
             self.rounds_finished += 1
             self.curve.append(r.summary_chars)
-            if r.kind in PART_KINDS or r.kind == "merge":
+            if counts_as_part(r.kind):
                 self.done = min(self.planned, self.done + 1) if self.planned else self.done + 1
                 self._round_seconds.append(r.seconds)
 

@@ -16,7 +16,9 @@ from precis.engine.prompts.presets import load_preset
 from precis.engine.storage.speed_log import known_speeds
 from precis.gui.document_panel import ERROR_ROLE
 from precis.gui.workers import load_real_runtime
+from precis.models.cli.main import build_parser, main
 from precis.models.library.bundled import bundled_model_path
+from precis.models.session.request import request_from_args
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, meeting_transcript
 
@@ -214,6 +216,33 @@ def test_run_puts_a_point_per_round_marks_the_collapse_and_inspects_it(make_wind
     paths = window.results.save_all(tmp_path / "out", window.run.state)
     assert [p.name for p in paths] == [f"{window.rules.date.date().toString('yyyy-MM-dd')}-{n}"
                                        for n in ("summary.md", "todos.md", "run.json")]
+
+
+def test_the_window_notes_each_event_in_the_words_the_command_line_prints(make_window, qtbot, tmp_path,
+                                                                         monkeypatch, capsys):
+    """The same document, options and scripted model in the window and through `precis summarize`: the
+    panels build the request those flags build, and every note the window shows (a failed check, its repair,
+    a skipped noisy part) is a line the command line printed."""
+    doc = _day_file(tmp_path)
+    factory = fake_factory(script=_collapse_at(3))
+    window = make_window(runtime_factory=factory, tokenizer_factory=factory)
+    notes: list[str] = []
+    window.run.noted.connect(notes.append)
+    window.add_documents([doc])
+    window.model_panel.set_n_ctx(2048)
+    window.model_panel.set_kv_type("q8_0")
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.budget.n_ctx == 2048, timeout=10_000)
+    window.start_run()
+    qtbot.waitUntil(lambda: window.run.outcome == "finished", timeout=30_000)
+    flags = ["summarize", str(doc), "--n-ctx", "2048", "--kv-type", "q8_0", "--strategy", "rolling", "--date",
+             window.rules.date.date().toString("yyyy-MM-dd")]
+    assert window.request() == request_from_args(build_parser().parse_args(flags))
+    monkeypatch.setattr("precis.engine.runtime.llama.LlamaRuntime.load", staticmethod(fake_factory(_collapse_at(3))))
+    assert main([*flags, "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().err.splitlines()
+    assert any("failed check" in n for n in notes) and any("repaired by" in n for n in notes)
+    assert any("nothing to add" in n for n in notes)
+    assert [line for line in printed if line in notes] == notes
 
 
 def test_a_run_in_the_window_records_speeds_for_the_next_time_estimate(make_window, qtbot, tmp_path):
