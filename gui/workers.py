@@ -25,7 +25,7 @@ from precis.engine.runtime.protocol import CancelToken
 from precis.engine.runtime.server.runtime import ServerSettings
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.models.session.job import run_job
-from precis.models.session.planner import plan_run
+from precis.models.session.planner import plan_on_server, plan_run
 from precis.models.session.request import RunRequest
 from precis.models.session.server_connection import connect_with, server_settings_of
 
@@ -205,9 +205,7 @@ class PlanOwner(Owner):
             self.close()
             self._tokenizer = connect_with(settings)
             self._tokenizer_path = ("server", settings)
-        runtime = self._tokenizer
-        return plan_run(job.request.with_changes(n_ctx=runtime.n_ctx), runtime, job.documents, None, progress,
-                        measured_here=False)
+        return plan_on_server(job.request, self._tokenizer, job.documents, progress)
 
     def _progress(self, sequence: int, done: int, total: int) -> None:
         import time

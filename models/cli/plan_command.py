@@ -17,7 +17,7 @@ from precis.models.session.planner import (
     input_notes,
     memory_of,
     model_path_of,
-    plan_run,
+    plan_on_server,
     plan_with_vocab,
     read_documents,
     runtime_settings_of,
@@ -80,8 +80,8 @@ def _run_on_server(args, request) -> int:
     if loaded is not None:
         announce_inputs(loaded, sys.stderr)
     with closing(connect(request)) as runtime:
-        run_plan = plan_run(request.with_changes(n_ctx=runtime.n_ctx), runtime, loaded.documents,
-                            None, PlanningProgress(sys.stderr), measured_here=False) if loaded else None
+        run_plan = plan_on_server(request, runtime, loaded.documents, PlanningProgress(sys.stderr)) \
+            if loaded else None
         described = runtime.describe()
         if args.json:
             out = dict(described, n_ctx_note=runtime.n_ctx_note)

@@ -24,7 +24,15 @@ from precis.engine.runtime.protocol import CancelToken, SamplingParams
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import record_speeds
 from precis.engine.summary.guard import GuardSettings
-from precis.models.session.planner import check_memory, model_path_of, plan_run, runtime_settings_of, strategy_of
+from precis.models.session.planner import (
+    check_memory,
+    model_path_of,
+    plan_on_server,
+    plan_run,
+    runtime_settings_of,
+    served_model_path,
+    strategy_of,
+)
 from precis.models.session.request import RunRequest
 from precis.models.session.server_connection import server_settings_of
 
@@ -97,8 +105,9 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
     options = run_options(request)
     replans = 0
     while True:
-        plan = plan_run(target.planning_request(runtime), runtime, documents, target.model_path, plan_progress,
-                        measured_here=not request.server)
+        # On a server: the context it offers now; ``request`` keeps "the server's" for the checkpoint.
+        plan = plan_on_server(request, runtime, documents, plan_progress) if request.server else \
+            plan_run(request, runtime, documents, target.model_path, plan_progress)
         if plan.rounds > request.max_rounds:
             raise BadInput(f"The plan has {plan.rounds:,} rounds, more than the cap of {request.max_rounds:,} "
                            "(--max-rounds). Split the document, use a larger context, or raise the cap.")
@@ -161,10 +170,6 @@ class _Target:
     model_path: Path | None
     local_settings: RuntimeSettings | None = None
 
-    def planning_request(self, runtime) -> RunRequest:
-        # A server run plans with the context the server offers (the saved request keeps "the server's").
-        return self.request.with_changes(n_ctx=runtime.n_ctx) if self.request.server else self.request
-
     def settings(self, runtime) -> dict:
         return runtime.describe() if self.request.server else self.local_settings.as_dict()
 
@@ -189,7 +194,7 @@ def _server_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
     runtime, loaded_now = runtime_for(None, server_settings_of(request))
     # The served model's size is known only when its GGUF is on this machine; otherwise "auto" picks
     # the default for larger models (servers are where the larger models run).
-    local = Path(runtime.info.local_gguf) if runtime.info.local_gguf else None
+    local = served_model_path(runtime)
     request = request.with_changes(strategy=strategy_of(request, local))
     return _Target(request, runtime, loaded_now, local)
 

@@ -143,6 +143,21 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
                       request.summary_words, document_layouts_of(request, documents), **overrides)
 
 
+def served_model_path(server_runtime) -> Path | None:
+    """The served model's GGUF when it is on this machine (its size names the profile), else None."""
+    local = server_runtime.info.local_gguf
+    return Path(local) if local else None
+
+
+def plan_on_server(request: RunRequest, server_runtime, documents: list[Document], progress=None) -> RunPlan:
+    """The plan against a model server, the same for `precis plan --server`, the window's preview and the
+    run: the server's tokenizer, the context it offers now (``n_ctx``: a request's "the server's" or a
+    smaller --n-ctx, already settled at connect, and lowered after a refused prompt), the served model's
+    size profile when its GGUF is here, and no time estimate from this machine's speeds."""
+    return plan_run(request.with_changes(n_ctx=server_runtime.n_ctx), server_runtime, documents,
+                    served_model_path(server_runtime), progress, measured_here=False)
+
+
 def plan_with_vocab(request: RunRequest, documents: list[Document], model_path: Path, progress=None) -> RunPlan:
     """The plan with the model's tokenizer alone (a vocab-only load: no weights, ~0.2 s)."""
     from precis.engine.runtime.llama import LlamaRuntime

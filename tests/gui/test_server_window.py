@@ -11,6 +11,9 @@ from PySide6.QtWidgets import QPushButton
 from precis import gui
 from precis.engine.storage.app_settings import load_settings
 from precis.gui.model_panel import MODEL_SERVER
+from precis.models.cli.main import build_parser
+from precis.models.session.request import request_from_args
+from tests.models.test_server_plan import day_file, served_here
 from tests.openai_server import FakeOpenAIServer, Script
 from tests.summary_fixtures import conversation_day
 
@@ -63,6 +66,10 @@ def test_a_model_server_is_chosen_planned_against_and_run_through(window, qtbot,
         doc.write_text(conversation_day(3), encoding="utf-8")
         window.add_documents([doc])
         qtbot.waitUntil(lambda: window.plan is not None, timeout=15_000)
+        date = window.rules.date.date().toString("yyyy-MM-dd")
+        flags = ["summarize", str(doc), "--server", server.url, "--server-model", "qwen-7b", "--server-key-env",
+                 "TEAM_KEY", "--strategy", "rolling", "--date", date]
+        assert window.request() == request_from_args(build_parser().parse_args(flags))   # the server's context
         assert window.plan.budget.n_ctx == 6144
         assert "depends on the server" in window.plan_view.text()
         assert window.run_button.isEnabled()
@@ -105,3 +112,20 @@ def test_a_server_that_does_not_say_its_context_gets_the_whole_slider_from_4096(
         panel.set_n_ctx(8192)
         assert panel.n_ctx == 8192 and window.request().n_ctx == 8192
         assert "does not say" in panel.memory_bar.describe()
+
+
+def test_the_plan_shown_for_a_server_is_the_plan_its_run_follows(window, qtbot, tmp_path):
+    """The served model's GGUF is on this machine: its size caps the parts, in the preview as in the run."""
+    window.rules.strategy.setCurrentText("auto")
+    with FakeOpenAIServer(served_here()) as server:
+        _choose_server(window, qtbot, server.url).accept()
+        window.add_documents([day_file(tmp_path)])
+        qtbot.waitUntil(lambda: window.plan is not None, timeout=15_000)
+        shown = window.plan
+        window.start_run()
+        qtbot.waitUntil(lambda: window.run.outcome != "", timeout=60_000)
+    assert window.run.outcome == "finished", window.status_line.text()
+    ran = window.run.plan
+    assert [c.tokens for d in shown.documents for c in d.chunks] == [c.tokens for d in ran.documents for c in d.chunks]
+    assert shown.budget == ran.budget and window.run.state.strategy == "notes"     # "auto" read its size
+    assert max(c.tokens for d in ran.documents for c in d.chunks) <= 1024 < ran.budget.n_ctx // 2
