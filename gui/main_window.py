@@ -261,24 +261,18 @@ class MainWindow(QMainWindow):
     def request(self) -> RunRequest:
         """What the panels say, as the run request `precis summarize` would build from its flags."""
         layout = self.rules.layout_for_run()
-        model = self.model_panel.model_path
-        server = self.model_panel.server
-        if server is not None:
-            return RunRequest(
-                files=[str(p) for p in self.documents.paths()], server=server.url, server_model=server.model,
-                server_key_env=server.key_env,
-                n_ctx=SERVER_CONTEXT if self.model_panel.uses_server_context else self.model_panel.n_ctx,
-                strategy=self.rules.strategy.currentText(), per_file=self.documents.per_file,
-                preset=self.rules.preset.currentData(),
-                rules_text=layout.preset.rules if self.rules.rules_overridden else "",
-                date=layout.date, language=layout.language or "")
-        return RunRequest(
-            files=[str(p) for p in self.documents.paths()],
-            model="default" if model == bundled_model_path() else str(model),
-            n_ctx=self.model_panel.n_ctx, kv_type=self.model_panel.kv_type, strategy=self.rules.strategy.currentText(),
-            per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
-            rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
-            language=layout.language or "")
+        panel = self.model_panel
+        if panel.server is not None:       # the served model; its context is the server's at the slider's top
+            model = {"server": panel.server.url, "server_model": panel.server.model,
+                     "server_key_env": panel.server.key_env,
+                     "n_ctx": SERVER_CONTEXT if panel.uses_server_context else panel.n_ctx}
+        else:
+            model = {"model": "default" if panel.model_path == bundled_model_path() else str(panel.model_path),
+                     "n_ctx": panel.n_ctx, "kv_type": panel.kv_type}
+        return RunRequest(files=[str(p) for p in self.documents.paths()], strategy=self.rules.strategy.currentText(),
+                          per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
+                          rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
+                          language=layout.language or "", **model)
 
     def _schedule_plan(self) -> None:
         self._plan_sequence += 1          # whatever is being planned now is stale

@@ -24,7 +24,7 @@ from precis.engine.errors import PrecisError
 from precis.engine.runtime.protocol import CancelToken
 from precis.engine.runtime.server.runtime import ServerSettings
 from precis.engine.runtime.settings import RuntimeSettings
-from precis.models.session.job import run_job
+from precis.models.session.job import RunReported, run_job
 from precis.models.session.planner import plan_on_server, plan_run
 from precis.models.session.request import RunRequest
 from precis.models.session.server_connection import connect_with, server_settings_of
@@ -238,7 +238,7 @@ class ModelOwner(Owner):
         try:
             for message in run_job(job.request, job.documents, self._runtime_for, self.cancel, job.resume):
                 self.post(message)
-                if type(message).__name__ == "RunReported":
+                if isinstance(message, RunReported):
                     outcome = message.outcome
                     if outcome == "failed":
                         self.post(JobFailed(message.message))
