@@ -22,17 +22,37 @@ def _positions(words: list[str], wanted: str) -> list[int]:
     return [i for i, w in enumerate(words) if w == wanted]
 
 
+_PASSIVE_AUX = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got"})
+
+
+def _tokens(text: str) -> list[str]:
+    """Names as written (lower case, no possessive), other words stemmed."""
+    return [w.lower().rstrip("'’s") if w[0].isupper() else _stem(w.lower()) for w in _WORD.findall(text)]
+
+
+def _actors(text: str) -> set[str]:
+    """Who can do something in a sentence: its names, and the nouns it names with "the" ("the pilot"): a
+    story calls people by their role as often as by their name ("Retief hands the pilot a power pistol" of
+    "The pilot ... handed Retief a heavy old-fashioned power pistol", a development story)."""
+    words = _WORD.findall(text)
+    actors = {w.lower().rstrip("'’s") for w in words if w[0].isupper() and w.lower() not in STOPWORDS}
+    actors |= {_stem(b.lower()) for a, b in zip(words, words[1:])
+               if a.lower() == "the" and b[0].islower() and b.lower() not in STOPWORDS and len(b) > 2}
+    return actors
+
+
 def _roles(claim: Claim) -> str | None:
     """Who did what to whom, turned around: the sentence written names X before its verb and Y after it,
     where a sentence it rests on names Y before that verb and X after it, and X nowhere before it ("Bruce
-    frowned slyly at Jacobs' thin face" of "Jacobs' thin face frowned slyly at Bruce", a held-out story)."""
+    frowned slyly at Jacobs' thin face" of "Jacobs' thin face frowned slyly at Bruce", a held-out story).
+    X and Y are names or "the" nouns (_actors). A source in the passive ("Bruce was greeted by Jacobs")
+    said actively is fair, so a verb after "was", "were", "got" ... in the source decides nothing."""
     if not claim.alignment:
         return None
-    written = [w.lower().rstrip("'’s") if w[0].isupper() else _stem(w.lower()) for w in _WORD.findall(claim.text)]
-    names = {w.lower().rstrip("'’s") for w in _WORD.findall(claim.text)
-             if w[0].isupper() and w.lower() not in STOPWORDS}
+    written = _tokens(claim.text)
+    names = _actors(claim.text)
     for source in claim.alignment.references:
-        said = [w.lower().rstrip("'’s") if w[0].isupper() else _stem(w.lower()) for w in _WORD.findall(source.text)]
+        said = _tokens(source.text)
         shared = [n for n in names if n in said]
         if len(shared) < 2:
             continue
@@ -42,6 +62,8 @@ def _roles(claim: Claim) -> str | None:
             before = [n for n in shared if n in written[:v]]
             after = [n for n in shared if n in written[v + 1:]]
             at = said.index(verb)
+            if at and said[at - 1] in _PASSIVE_AUX:
+                break
             for x in before:
                 for y in after:
                     if x == y:
@@ -94,6 +116,8 @@ def _claim(text: str, part: str) -> Claim:
 MARS = ("Bruce invited them in. Jacobs' thin face frowned slyly at Bruce. \"We all know you killed Lieutenant "
         "Doran,\" Terrence said. Swarts answered every question Maitland asked.")
 
+PISTOL = "The pilot ducked out of sight, came back, handed Retief a heavy old-fashioned power pistol."
+
 DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\nUser Interface: and "
           "then we'll give some technical specifications .\nIndustrial Designer: Uh, here we have our prototype "
           "model. It has a kinetic battery.\nMarketing: The Project Manager asked for a vote, so seven for me.\n")
@@ -118,7 +142,12 @@ CHECKS = (
     Check("roles_swapped", frozenset({ACCOUNT_LINE}), frozenset({"en"}), _roles,
           refuses=(Example(_claim("Bruce frowned slyly at Jacobs' thin face.", MARS),
                            "who frowns at whom, inverted (a held-out story, issue 38)"),
-                   Example(_claim("Maitland answers every question Swarts asks.", MARS), "asker and answerer swapped")),
+                   Example(_claim("Maitland answers every question Swarts asks.", MARS), "asker and answerer swapped"),
+                   Example(_claim("Retief hands the pilot a power pistol.", PISTOL),
+                           "who gave what to whom, with a role for a name (hand-labelled development story)")),
           passes=(Example(_claim("Jacobs frowns slyly at Bruce.", MARS), "as said"),
+                  Example(_claim("The pilot hands Retief a power pistol.", PISTOL), "as said, a role for a name"),
+                  Example(_claim("Jacobs greeted Bruce at the door.", "Bruce was greeted at the door by Jacobs."),
+                          "a passive said actively"),
                   Example(_claim("Bruce invites Jacobs and Terrence in.", MARS), "one name only in its sentence"))),
 )
