@@ -27,6 +27,8 @@ class OffloadChoice:
     asked_n_ctx: int
     reason: str              # what was chosen and why, for a person
     auto: bool               # chosen by the fit (False: the person's own --gpu-layers)
+    warning: str = ""        # a person's own choice that leaves a pool tight: what to lower
+    max_n_ctx: int = 0       # the largest context every pool fits with these layers (0: not computed)
 
     @property
     def gpu_layers(self) -> int:
@@ -38,7 +40,7 @@ class OffloadChoice:
 
     def as_dict(self) -> dict:
         return {"gpu_layers": self.gpu_layers, "n_ctx": self.n_ctx, "asked_n_ctx": self.asked_n_ctx,
-                "auto": self.auto, "reason": self.reason}
+                "auto": self.auto, "reason": self.reason, "warning": self.warning, "max_n_ctx": self.max_n_ctx}
 
 
 class _Planner:

@@ -15,6 +15,7 @@ from precis.engine.events import (
     TokensGenerated,
 )
 from precis.engine.planning.run_plan import duration_text
+from precis.models.session.job import PlacementChosen
 from precis.models.session.progress import ProgressModel, clock_text
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -37,7 +38,11 @@ class ProgressLine:
     def __call__(self, event) -> None:
         p = self.progress
         p.update(event)
-        if isinstance(event, RunPlanned):
+        if isinstance(event, PlacementChosen):
+            self._line(f"GPU: {event.reason}", final=True)
+            if event.warning:
+                self._line(f"warning: {event.warning}", final=True)
+        elif isinstance(event, RunPlanned):
             estimate = f", about {duration_text(event.estimated_seconds)} at this machine's measured speed" \
                 if event.estimated_seconds else ""
             chosen_for = f" for {event.preset_chosen_for}" if event.preset_chosen_for else ""
