@@ -272,9 +272,11 @@ class MainWindow(QMainWindow):
                 preset=self.rules.preset.currentData(),
                 rules_text=layout.preset.rules if self.rules.rules_overridden else "",
                 date=layout.date, language=layout.language or "")
+        gpu_layers = self.model_panel.gpu_layers
         return RunRequest(
             files=[str(p) for p in self.documents.paths()],
             model="default" if model == bundled_model_path() else str(model),
+            gpu_layers="auto" if gpu_layers is None else str(gpu_layers),
             n_ctx=self.model_panel.n_ctx, kv_type=self.model_panel.kv_type, strategy=self.rules.strategy.currentText(),
             per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
             rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
@@ -320,11 +322,11 @@ class MainWindow(QMainWindow):
         self._update_run_button()
 
     def _update_run_button(self) -> None:
-        memory = self.model_panel.memory_bar.plan
-        fits = self.model_panel.server is not None or (memory is not None and memory.verdict != "won't fit")
+        verdict = self.model_panel.memory_verdict
+        fits = self.model_panel.server is not None or verdict not in ("", "won't fit")
         self.run_button.setEnabled(not self.run.running and self.plan is not None and fits)
-        if memory is not None and not fits:
-            self.run_button.setToolTip(f"This context won't fit in RAM; the largest that fits is {memory.max_n_ctx:,}.")
+        if verdict and not fits:
+            self.run_button.setToolTip(self.model_panel.memory_short_text())
         else:
             self.run_button.setToolTip("" if self.plan is not None else "Waiting for the plan")
 
@@ -409,6 +411,8 @@ class MainWindow(QMainWindow):
                 self.model_panel.select_model(Path(request.model))
             self.model_panel.set_kv_type(request.kv_type)
             self.model_panel.set_n_ctx(request.n_ctx)
+            if request.gpu_layers_asked is not None and self.model_panel.gpu_layers is not None:
+                self.model_panel.set_gpu_layers(request.gpu_layers_asked)
         self.rules.apply_request(request)
         self.start_run(resume_state=state, request=request, documents=documents)
 
