@@ -117,6 +117,8 @@ class ModelPanel(QWidget):
         gpu_row.addWidget(self.gpu_label)
         gpu_row.addWidget(self.gpu_auto)
         form.addRow("GPU layers", self.gpu_row)
+        self.gpu_row.setToolTip("\n".join(f"{d.name}: {d.description}, {d.free_bytes / 2**20:,.0f} MiB free of "
+                                          f"{d.total_bytes / 2**20:,.0f} MiB" for d in self.devices))
         self.form = form
         form.setRowVisible(self.gpu_row, False)
         self.kv_selector = QComboBox(self)

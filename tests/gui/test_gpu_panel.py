@@ -54,6 +54,7 @@ def test_with_a_gpu_vram_sits_beside_ram_and_the_fit_places_the_slider(window_wi
     assert window.request().gpu_layers == "31"
     tip = panel.memory_bar.toolTip()
     assert "RAM:" in tip and "Vulkan0:" in tip and "— fits" in tip
+    assert "Vulkan0: llvmpipe (LLVM 15.0.6, 256 bits), 2,048 MiB free" in panel.gpu_row.toolTip()   # the device, named
 
 
 def test_auto_follows_the_context_and_a_hand_on_the_slider_takes_over(window_with):
