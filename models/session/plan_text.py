@@ -103,6 +103,7 @@ def offload_lines(model_name: str, uses_swa: bool, choice) -> list[str]:
             + f", KV {s.type_k}/{s.type_v}, flash attention {'on' if s.flash_attn else 'off'}"
             + (f", swa_full {'on' if s.swa_full else 'off'}" if uses_swa else ""),
             f"  GPU layers: {plan.gpu_layers} of {top} ({how}: {choice.reason})"]
+    rows += [f"  {pool.name} is {pool.description}" for pool in plan.devices]
     for pool in plan.pools:
         other = f" + runtime {pool.other_bytes / MIB:,.1f}" if pool.other_bytes else ""
         held = ""

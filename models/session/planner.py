@@ -166,7 +166,7 @@ def check_placement(request: RunRequest, model_path: Path) -> OffloadChoice | No
     choice = placement_of(request, model_path, devices)
     if choice.auto and choice.plan.short_pools:
         level, text = check_choice(*read_model_layout(model_path), choice.plan, devices, available_ram_bytes())
-        raise BadInput(f"Nothing fits with the GPU's margin kept: {text}")
+        raise BadInput(f"Nothing fits with every pool's margin kept: {text}")
     return choice
 
 

@@ -104,3 +104,23 @@ def test_a_run_without_a_gpu_loads_as_before(capsys, tmp_path, loads):
     assert "GPU:" not in capsys.readouterr().err
     report = json.loads((tmp_path / "out" / f"{DATE}-run.json").read_text())
     assert "placement" not in report["settings"]
+
+
+def test_speeds_are_kept_apart_per_gpu_placement(tmp_path):
+    """A layer on the GPU runs several times faster: a CPU run's speed must not set a GPU plan's estimate."""
+    from precis.engine.storage.speed_log import known_speeds, record_speeds
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    record_speeds(model, None, 100.0, 20.0)
+    record_speeds(model, None, 900.0, 80.0, "gpu=Vulkan0:layers=31")
+    assert known_speeds(model).prompt_tokens_per_second == 100.0                  # the CPU key as before
+    assert known_speeds(model, None, "gpu=Vulkan0:layers=31").prompt_tokens_per_second == 900.0
+    assert known_speeds(model, None, "gpu=Vulkan0:layers=10") is None
+
+
+def test_the_plans_time_estimate_reads_the_speeds_of_its_placement(monkeypatch):
+    from precis.models.session.planner import speed_placement
+    from precis.models.session.request import RunRequest
+    assert speed_placement(RunRequest(gpu_layers="31")) == ""                       # no GPU: the CPU key
+    gpu(monkeypatch, 2048)
+    assert speed_placement(RunRequest(gpu_layers="31")) == "gpu=Vulkan0:layers=31"
