@@ -101,3 +101,45 @@ def test_vulkan_headers_and_devices_are_read_from_the_tools_own_words():
     assert llama_build.vulkan_header_version("nothing here") == 0
     assert not llama_build.vulkaninfo_lists_gpu(LAVAPIPE_SUMMARY)
     assert llama_build.vulkaninfo_lists_gpu(LAVAPIPE_SUMMARY.replace("TYPE_CPU", "TYPE_DISCRETE_GPU"))
+
+
+FAKE_PIP_WITH_SDIST = """#!/usr/bin/env python3
+# Stands in for `python -m pip download|wheel ...`: download writes an sdist holding ggml-vulkan.cpp; wheel
+# records the ggml-vulkan.cpp it was given, then writes a wheel.
+import io, sys, tarfile
+args = sys.argv[1:]
+out = args[args.index("-d" if "download" in args else "-w") + 1]
+if "download" in args:
+    data = open(sys.argv[0] + ".snippet", "rb").read()
+    with tarfile.open(out + "/llama_cpp_python-0.3.36.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo("llama_cpp_python-0.3.36/vendor/llama.cpp/ggml/src/ggml-vulkan/ggml-vulkan.cpp")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+else:
+    source = args[-1]
+    built = open(source + "/vendor/llama.cpp/ggml/src/ggml-vulkan/ggml-vulkan.cpp").read()
+    open(sys.argv[0] + ".built", "w").write(built)
+    open(out + "/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl", "wb").write(b"PK")
+"""
+
+
+def test_a_vulkan_wheel_is_built_from_the_patched_source_on_old_headers(tmp_path):
+    import os
+    import subprocess
+    fake_python = tmp_path / "fake-python"
+    fake_python.write_text(FAKE_PIP_WITH_SDIST)
+    fake_python.chmod(0o755)
+    (tmp_path / "fake-python.snippet").write_text(VULKAN_SNIPPET)
+    sdk = tmp_path / "sdk" / "include" / "vulkan"
+    sdk.mkdir(parents=True)
+    (sdk / "vulkan_core.h").write_text("#define VK_HEADER_VERSION 239\n")      # Debian 12's headers
+    env = {**os.environ, "PRECIS_WHEEL_CACHE": str(tmp_path / "wheels"), "PRECIS_ACCEL": "vulkan",
+           "VULKAN_SDK": str(tmp_path / "sdk")}
+    done = subprocess.run([sys.executable, str(REPO_ROOT / ".ci" / "llama_build.py"), "wheel", str(fake_python)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith(".whl") and len(done.stdout.splitlines()) == 1
+    assert "accelerator: vulkan (PRECIS_ACCEL=vulkan)" in done.stderr and "-DGGML_VULKAN=ON" in done.stderr
+    built = (tmp_path / "fake-python.built").read_text()
+    assert "#if VK_HEADER_VERSION >= 261" in built and "#else" in built
+    assert not any((tmp_path / "wheels").glob("*.partial/src"))                  # the unpacked source is gone
