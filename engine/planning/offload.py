@@ -148,8 +148,8 @@ def layer_placement(n_layer: int, n_gpu_layers: int, free_bytes: list[int]) -> t
     """(device index of each repeating layer, of the output layer); -1 is the CPU. As load_tensors does it."""
     if not free_bytes or n_gpu_layers <= 0:
         return [-1] * n_layer, -1
-    total = sum(free_bytes) or len(free_bytes)
-    shares = [f / total for f in free_bytes] if sum(free_bytes) else [1 / len(free_bytes)] * len(free_bytes)
+    total = sum(free_bytes)
+    shares = [f / total for f in free_bytes] if total else [1 / len(free_bytes)] * len(free_bytes)
     splits, acc = [], 0.0
     for share in shares:
         acc += share
@@ -170,7 +170,7 @@ class _Weights:
     """Weight bytes by where they go, under one buffer rule."""
     per_layer: tuple[int, ...]
     input_bytes: int
-    output_bytes: int        # the output layer's tensors, a tied output's copy of token_embd included
+    output_bytes: int        # the output layer's own tensors (output_norm, output.weight when not tied)
     shared_bytes: int        # duplicated on every pool that holds a layer
     tied_output_bytes: int   # the copy of token_embd a tied output needs off the CPU (0 when not tied)
 
