@@ -268,7 +268,8 @@ class MainWindow(QMainWindow):
                      "n_ctx": SERVER_CONTEXT if panel.uses_server_context else panel.n_ctx}
         else:
             model = {"model": "default" if panel.model_path == bundled_model_path() else str(panel.model_path),
-                     "n_ctx": panel.n_ctx, "kv_type": panel.kv_type}
+                     "n_ctx": panel.n_ctx, "kv_type": panel.kv_type,
+                     "gpu_layers": "auto" if panel.gpu_layers is None else str(panel.gpu_layers)}
         return RunRequest(files=[str(p) for p in self.documents.paths()], strategy=self.rules.strategy.currentText(),
                           per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
                           rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
@@ -314,11 +315,11 @@ class MainWindow(QMainWindow):
         self._update_run_button()
 
     def _update_run_button(self) -> None:
-        memory = self.model_panel.memory_bar.plan
-        fits = self.model_panel.server is not None or (memory is not None and memory.verdict != "won't fit")
+        verdict = self.model_panel.memory_verdict
+        fits = self.model_panel.server is not None or verdict not in ("", "won't fit")
         self.run_button.setEnabled(not self.run.running and self.plan is not None and fits)
-        if memory is not None and not fits:
-            self.run_button.setToolTip(f"This context won't fit in RAM; the largest that fits is {memory.max_n_ctx:,}.")
+        if verdict and not fits:
+            self.run_button.setToolTip(self.model_panel.memory_short_text())
         else:
             self.run_button.setToolTip("" if self.plan is not None else "Waiting for the plan")
 
@@ -403,6 +404,8 @@ class MainWindow(QMainWindow):
                 self.model_panel.select_model(Path(request.model))
             self.model_panel.set_kv_type(request.kv_type)
             self.model_panel.set_n_ctx(request.n_ctx)
+            if request.gpu_layers_asked is not None and self.model_panel.gpu_layers is not None:
+                self.model_panel.set_gpu_layers(request.gpu_layers_asked)
         self.rules.apply_request(request)
         self.start_run(resume_state=state, request=request, documents=documents)
 

@@ -1,4 +1,5 @@
-"""The memory bar: weights, KV cache, compute buffer and runtime stacked against the RAM available."""
+"""The memory bar: weights, KV cache, compute buffer and runtime stacked against the RAM available; where a
+GPU exists, one bar per pool side by side (RAM, then each GPU's VRAM), each with its own verdict."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
@@ -7,7 +8,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from precis.engine.planning.memory_plan import MIB, SAFE_FRACTION
 
-COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "runtime": "#9d9d9d"}
+COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "runtime": "#9d9d9d", "other": "#9d9d9d"}
 VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
 
 
@@ -18,18 +19,39 @@ class MemoryBarWidget(QWidget):
         self.setMinimumHeight(62)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.plan = None
+        self.offload = None            # an OffloadPlan where a GPU exists: one bar per pool
         self.measured = None
         self.server_text = ""          # set while the model runs on a server: no RAM to budget here
 
     def set_plan(self, plan, measured=None) -> None:
-        self.plan = plan
+        self.plan, self.offload = plan, None
         self.measured = measured
         self.server_text = ""
+        self.setMinimumHeight(62)
         self.setToolTip(self.describe())
         self.update()
 
+    def set_offload(self, offload, measured=None) -> None:
+        """RAM and each GPU side by side (an OffloadPlan); ``measured``: llama.cpp's allocation after a load."""
+        self.plan, self.offload, self.measured, self.server_text = None, offload, measured, ""
+        self.setMinimumHeight(76)
+        self.setToolTip(self.describe())
+        self.update()
+
+    def pool_segments(self, pool) -> list[tuple[str, int]]:
+        other = "runtime" if pool.name == "RAM" else "other"
+        parts = [("weights", pool.weights_bytes), ("KV cache", pool.kv_bytes), ("compute", pool.compute_bytes)]
+        return parts + ([(other, pool.other_bytes)] if pool.other_bytes else [])
+
+    def pool_text(self, pool) -> str:
+        """"Vulkan0 0.4/2.0 GiB — fits": short enough for the model column's width."""
+        if pool.available_bytes >= 2**30:
+            used, free, unit = pool.total_bytes / 2**30, pool.available_bytes / 2**30, "GiB"
+            return f"{pool.name} {used:,.1f}/{free:,.1f} {unit} — {pool.verdict}"
+        return f"{pool.name} {pool.total_bytes / MIB:,.0f}/{pool.available_bytes / MIB:,.0f} MiB — {pool.verdict}"
+
     def set_server(self, probe, n_ctx: int) -> None:
-        self.plan, self.measured = None, None
+        self.plan, self.offload, self.measured = None, None, None
         offers = f"of the {probe.n_ctx:,} it offers" if probe.n_ctx_known else "(the server does not say its own)"
         self.server_text = (f"The model runs on the server ({probe.kind}), not in this machine's RAM. Context "
                             f"{n_ctx:,} tokens {offers}.")
@@ -47,6 +69,8 @@ class MemoryBarWidget(QWidget):
     def describe(self) -> str:
         if self.server_text:
             return self.server_text
+        if self.offload is not None:
+            return self._describe_pools()
         p = self.plan
         if p is None:
             return ""
@@ -60,6 +84,21 @@ class MemoryBarWidget(QWidget):
                      f"compute {p.compute_bytes / MIB:,.1f}).")
         return text
 
+    def _describe_pools(self) -> str:
+        o = self.offload
+        lines = [f"{o.gpu_layers} of {o.max_gpu_layers} layers on the GPU, context {o.settings.n_ctx:,} tokens."]
+        for pool in o.pools:
+            parts = ", ".join(f"{name} {size / MIB:,.0f} MiB" for name, size in self.pool_segments(pool))
+            lines.append(f"{pool.name}: {pool.total_bytes / MIB:,.0f} MiB of {pool.available_bytes / MIB:,.0f} MiB "
+                         f"free — {pool.verdict} ({parts}; {pool.margin_bytes / MIB:,.0f} MiB kept free)")
+            m = self.measured
+            if m is not None and hasattr(m, "on"):
+                got = m.on(pool.name)
+                if any(got.values()):
+                    lines.append(f"  llama.cpp allocated there: weights {got['model']:,.1f} MiB, KV {got['kv']:,.1f} "
+                                 f"MiB, compute {got['compute']:,.1f} MiB")
+        return "\n".join(lines)
+
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         p = self.plan
         painter = QPainter(self)
@@ -69,6 +108,9 @@ class MemoryBarWidget(QWidget):
             painter.drawText(QRectF(0, 0, self.width(), self.height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
                              self.server_text)
+            return
+        if self.offload is not None:
+            self._paint_pools(painter)
             return
         bar = QRectF(1, 4, self.width() - 2, self.height() - 40)
         painter.setPen(QPen(self.palette().mid().color()))
@@ -103,3 +145,33 @@ class MemoryBarWidget(QWidget):
                          f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — "
                          f"{p.verdict}; "
                          f"largest context that fits {p.max_n_ctx:,}")
+
+    def _paint_pools(self, painter: QPainter) -> None:
+        """One bar per pool, side by side, each scaled to its own free memory, its verdict under it; one legend.
+        The dashed line is where the pool's margin starts (what it keeps free)."""
+        pools = self.offload.pools
+        gap = 12
+        width = (self.width() - gap * (len(pools) - 1)) / len(pools)
+        metrics = painter.fontMetrics()
+        for i, pool in enumerate(pools):
+            left = i * (width + gap)
+            bar = QRectF(left + 1, 4, width - 2, self.height() - 54)
+            painter.setPen(QPen(self.palette().mid().color()))
+            painter.drawRect(bar)
+            scale = bar.width() / max(pool.available_bytes, pool.total_bytes, 1)
+            x = bar.left()
+            for name, size in self.pool_segments(pool):
+                painter.fillRect(QRectF(x, bar.top() + 1, size * scale, bar.height() - 1), QColor(COLORS[name]))
+                x += size * scale
+            keep_x = bar.left() + max(0, pool.available_bytes - pool.margin_bytes) * scale
+            painter.setPen(QPen(QColor("#555555"), 1, Qt.PenStyle.DashLine))
+            painter.drawLine(int(keep_x), int(bar.top()), int(keep_x), int(bar.bottom()))
+            painter.setPen(QColor(VERDICT_COLORS.get(pool.verdict, "#000000")))
+            text = metrics.elidedText(self.pool_text(pool), Qt.TextElideMode.ElideRight, int(width))
+            painter.drawText(QRectF(left, bar.bottom() + 2, width, 18), Qt.AlignmentFlag.AlignLeft, text)
+        x = 0.0
+        painter.setPen(self.palette().text().color())
+        for name in ("weights", "KV cache", "compute", "runtime"):
+            painter.fillRect(QRectF(x, self.height() - 26, 10, 10), QColor(COLORS[name]))
+            painter.drawText(QRectF(x + 13, self.height() - 30, 120, 18), Qt.AlignmentFlag.AlignLeft, name)
+            x += 26 + metrics.horizontalAdvance(name)

@@ -1,11 +1,13 @@
 """Model and context: the model selector with its facts (header only, no weights), the context slider
-in steps of 256 up to the training context, the KV cache type, and the memory bar."""
+in steps of 256 up to the training context, the GPU-layers slider where a GPU exists, the KV cache type,
+and the memory bar (RAM, and each GPU's VRAM beside it)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
@@ -18,12 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 from precis.engine.planning.memory_plan import available_ram_bytes, plan_memory
+from precis.engine.planning.offload import plan_offload
+from precis.engine.planning.offload_fit import largest_context, most_layers
+from precis.engine.runtime.devices import DeviceListError
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, KV_TYPES, RuntimeSettings
 from precis.gui.memory_bar import MemoryBarWidget
-from precis.models.gguf.facts import read_model_facts
+from precis.models.gguf.facts import read_model_layout
 from precis.models.gguf.header import GGUFError
 from precis.models.library.bundled import BUNDLED_DISPLAY_NAME, BundledModelMissing, bundled_model_path, display_name
 from precis.models.library.profiles import profile_for
+from precis.models.session.planner import gpus
 
 OPEN_GGUF = "Open GGUF file…"
 DOWNLOAD = "Download from the Hugging Face Hub…"
@@ -51,6 +57,9 @@ class ModelPanel(QWidget):
     def __init__(self, extra_folders: list[str] | None = None, parent=None) -> None:
         super().__init__(parent)
         self.facts = None
+        self.table = None             # the GGUF's tensor table: the offload plan's per-layer weights
+        self.devices = _gpus()        # the GPUs llama.cpp would offload to; none: the GPU row stays hidden
+        self.max_n_ctx = 0
         self.folders: list[str] = []
         self.model_path: Path | None = None
         self.measured = None
@@ -90,6 +99,28 @@ class ModelPanel(QWidget):
         row.addWidget(self.slider, 1)
         row.addWidget(self.ctx_label)
         form.addRow("Context", row)
+        self.gpu_row = QWidget(self)
+        gpu_row = QHBoxLayout(self.gpu_row)
+        gpu_row.setContentsMargins(0, 0, 0, 0)
+        self.gpu_slider = QSlider(Qt.Orientation.Horizontal, self.gpu_row)
+        self.gpu_slider.setObjectName("gpuLayersSlider")
+        self.gpu_slider.setMinimum(0)
+        self.gpu_slider.valueChanged.connect(self._on_gpu_layers_moved)
+        self.gpu_label = QLabel(self.gpu_row)
+        self.gpu_label.setMinimumWidth(110)
+        self.gpu_auto = QCheckBox("auto", self.gpu_row)
+        self.gpu_auto.setObjectName("gpuAutoCheck")
+        self.gpu_auto.setToolTip("The most layers that leave each GPU its margin free at this context")
+        self.gpu_auto.setChecked(True)
+        self.gpu_auto.toggled.connect(lambda *_: self._update_memory())
+        gpu_row.addWidget(self.gpu_slider, 1)
+        gpu_row.addWidget(self.gpu_label)
+        gpu_row.addWidget(self.gpu_auto)
+        form.addRow("GPU layers", self.gpu_row)
+        self.gpu_row.setToolTip("\n".join(f"{d.name}: {d.description}, {d.free_bytes / 2**20:,.0f} MiB free of "
+                                          f"{d.total_bytes / 2**20:,.0f} MiB" for d in self.devices))
+        self.form = form
+        form.setRowVisible(self.gpu_row, False)
         self.kv_selector = QComboBox(self)
         self.kv_selector.setObjectName("kvTypeSelector")
         for kv in KV_TYPES:
@@ -136,12 +167,16 @@ class ModelPanel(QWidget):
     def select_model(self, path: Path) -> bool:
         """Show ``path``'s facts (header only). False, with the reason emitted, if it is not a usable GGUF."""
         try:
-            facts = read_model_facts(path)
+            facts, table = read_model_layout(path)
         except (GGUFError, OSError) as exc:
             self.model_failed.emit(str(exc))
             self._sync_selector()
             return False
-        self.facts, self.model_path, self.measured, self.server = facts, Path(path), None, None
+        self.facts, self.table, self.model_path, self.measured, self.server = facts, table, Path(path), None, None
+        self.gpu_slider.blockSignals(True)
+        self.gpu_slider.setMaximum(facts.n_layer + 1)
+        self.gpu_slider.blockSignals(False)
+        self.form.setRowVisible(self.gpu_row, bool(self.devices))
         self.facts_label.setToolTip("")
         self.kv_selector.setEnabled(True)
         self._sync_selector()
@@ -203,6 +238,7 @@ class ModelPanel(QWidget):
     def use_server(self, probe) -> None:
         """The model runs on a server: its context bounds the slider, the bar shows the server, not RAM."""
         self.server, self.facts, self.model_path, self.measured = probe, None, None, None
+        self.form.setRowVisible(self.gpu_row, False)       # the server holds the model, not this machine
         self._sync_selector()
         self.facts_label.setText(f"{short_model_name(probe.model)} — {probe.kind} at {probe.url}")
         self.facts_label.setToolTip(probe.model)
@@ -246,7 +282,41 @@ class ModelPanel(QWidget):
             self.kv_selector.setCurrentIndex(index)
 
     def settings(self) -> RuntimeSettings:
-        return RuntimeSettings.for_kv_type(self.kv_type, n_ctx=self.n_ctx)
+        return RuntimeSettings.for_kv_type(self.kv_type, n_ctx=self.n_ctx, n_gpu_layers=self.gpu_layers or 0)
+
+    @property
+    def gpu_layers(self) -> int | None:
+        """The layers on the GPU as the slider says; None where there is no GPU (or a server runs the model)."""
+        if not self.devices or self.server is not None or self.facts is None:
+            return None
+        return self.gpu_slider.value()
+
+    def set_gpu_layers(self, n_gpu_layers: int) -> None:
+        """A person's own number (a resumed run's): the slider stops following the fit."""
+        self.gpu_auto.setChecked(False)
+        self.gpu_slider.setValue(max(0, min(self.gpu_slider.maximum(), n_gpu_layers)))
+
+    @property
+    def memory_verdict(self) -> str:
+        if self.memory_bar.offload is not None:
+            return self.memory_bar.offload.verdict
+        return self.memory_bar.plan.verdict if self.memory_bar.plan is not None else ""
+
+    def memory_short_text(self) -> str:
+        """Why the run cannot start for memory: which pool, and the largest context that fits."""
+        o = self.memory_bar.offload
+        if o is None:
+            plan = self.memory_bar.plan
+            return f"This context won't fit in RAM; the largest that fits is {plan.max_n_ctx:,}." if plan else ""
+        pools = ", ".join(p.name for p in o.short_pools)
+        return (f"This won't fit in {pools}: fewer GPU layers, a smaller context (the largest that fits with "
+                f"{o.gpu_layers} GPU layers is {self.max_n_ctx:,}) or a smaller KV cache type.")
+
+    def _on_gpu_layers_moved(self, *_args) -> None:
+        self.gpu_auto.blockSignals(True)
+        self.gpu_auto.setChecked(False)          # the person's own choice from now on
+        self.gpu_auto.blockSignals(False)
+        self._update_memory()
 
     def _on_context_changed(self, *_args) -> None:
         self.ctx_label.setText(f"{self.n_ctx:,} tokens")
@@ -260,11 +330,41 @@ class ModelPanel(QWidget):
         if self.facts is None:
             return
         self.measured = None   # a new setting: what was allocated before no longer applies
-        self.memory_bar.set_plan(plan_memory(self.facts, self.settings(), available_ram_bytes()))
+        if self.devices:
+            self._update_offload()
+        else:
+            self.memory_bar.set_plan(plan_memory(self.facts, self.settings(), available_ram_bytes()))
         self.changed.emit()
+
+    def _update_offload(self) -> None:
+        """RAM and VRAM for the slider's layers; with "auto" the slider first moves to the most layers that
+        leave every GPU its margin at this context (the context is the person's: the window never lowers it)."""
+        ram = available_ram_bytes()
+        s = self.settings()
+        if self.gpu_auto.isChecked():
+            layers = most_layers(self.facts, self.table, s, self.devices, ram) or 0
+            self.gpu_slider.blockSignals(True)
+            self.gpu_slider.setValue(layers)
+            self.gpu_slider.blockSignals(False)
+            s = self.settings()
+        top = min(self.facts.n_ctx_train or MAX_SLIDER_CTX, MAX_SLIDER_CTX)
+        self.max_n_ctx = largest_context(self.facts, self.table, s, self.devices, ram, top) or 0
+        self.gpu_label.setText(f"{s.n_gpu_layers} of {self.facts.n_layer + 1}")
+        self.memory_bar.set_offload(plan_offload(self.facts, self.table, s, self.devices, ram))
 
     def show_measured(self, allocation) -> None:
         if self.server is not None:
             return                        # nothing was loaded here
         self.measured = allocation
-        self.memory_bar.set_plan(self.memory_bar.plan, allocation)
+        if self.memory_bar.offload is not None:
+            self.memory_bar.set_offload(self.memory_bar.offload, allocation)
+        else:
+            self.memory_bar.set_plan(self.memory_bar.plan, allocation)
+
+
+def _gpus() -> list:
+    """The GPUs llama.cpp sees; none when its library cannot say (the window then plans RAM alone)."""
+    try:
+        return gpus()
+    except (DeviceListError, OSError):
+        return []

@@ -16,13 +16,14 @@ MODEL_CACHE = Path(os.environ.get("PRECIS_TEST_MODEL_CACHE", Path.home() / ".cac
 @pytest.fixture(autouse=True)
 def precis_home(tmp_path, monkeypatch) -> Path:
     """A fresh Precis home, an empty user home for model discovery, and no Hub settings from outside:
-    tests never see this machine's models and never reach the network."""
+    tests never see this machine's models or GPUs and never reach the network."""
     home = tmp_path / "precis-home"
     monkeypatch.setenv("PRECIS_HOME", str(home))
     monkeypatch.setenv("PRECIS_TOOL_HOME", str(tmp_path / "user-home"))
     for var in ("HF_HUB_CACHE", "HF_HOME", "OLLAMA_MODELS", "HF_ENDPOINT", "PRECIS_HF_ENDPOINT"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")      # the local Hub server in tests must be usable
+    monkeypatch.setenv("PRECIS_FAKE_DEVICES", "[]")   # no GPU unless a test gives one: the same on every machine
     return home
 
 

@@ -88,17 +88,46 @@ def kv_groups(facts: ModelFacts, s: RuntimeSettings, n_seq: int = 1) -> list[KVG
     return out
 
 
-def compute_buffer_bytes(facts: ModelFacts, s: RuntimeSettings) -> int:
+def layer_kv(facts: ModelFacts, s: RuntimeSettings, n_seq: int = 1) -> list[tuple[int, int]]:
+    """(K bytes, V bytes) of each layer's cache, or (conv, ssm) of a recurrent layer's state; (0, 0) for a
+    layer without either. Sums to kv_groups' totals; an offload plan places each layer's share on the
+    layer's device (llama_kv_cache puts layer il's tensors in model.dev_layer(il)'s buffer)."""
+    n_ctx = pad_ctx(s.n_ctx)
+    swa = swa_cells(facts, s, n_seq) if facts.uses_swa else n_ctx
+    out = []
+    for il in range(facts.n_layer):
+        if facts.recurrent_layers and facts.recurrent_layers[il]:
+            st = facts.recurrent_state
+            out.append((n_seq * st.conv_elems * 4, n_seq * st.ssm_elems * 4) if st else (0, 0))
+            continue
+        n_kv = facts.n_head_kv[il]
+        if n_kv == 0:
+            out.append((0, 0))
+            continue
+        cells = swa if facts.uses_swa and facts.swa_layers[il] else n_ctx
+        head_k, head_v = facts.layer_head_dims(il)
+        k = kv_row_bytes(s.type_k, n_kv * head_k)
+        v = 0 if facts.is_mla else kv_row_bytes(s.type_v, n_kv * head_v)
+        out.append((cells * k, cells * v))
+    return out
+
+
+def compute_peaks(facts: ModelFacts, s: RuntimeSettings) -> tuple[int, int]:
+    """(output peak, attention peak) of the worst-case graph; attention is 0 with flash attention."""
     n_ub = s.n_ubatch
     output_peak = 4 * n_ub * (facts.n_vocab + 2 * facts.n_embd)
     if s.flash_attn:
-        return output_peak
+        return output_peak, 0
     n_kv = pad_ctx(s.n_ctx)
     if facts.uses_swa and all(facts.swa_layers):
         n_kv = swa_cells(facts, s)
     n_head = max(facts.n_head) if facts.n_head else 0
     attention_peak = 4 * n_kv * n_ub * n_head + 4 * n_kv * n_ub + 4 * n_ub * (facts.n_ff + 3 * facts.n_embd)
-    return max(output_peak, attention_peak)
+    return output_peak, attention_peak
+
+
+def compute_buffer_bytes(facts: ModelFacts, s: RuntimeSettings) -> int:
+    return max(compute_peaks(facts, s))
 
 
 @dataclass(frozen=True)

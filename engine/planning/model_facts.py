@@ -17,6 +17,33 @@ class RecurrentState:
 
 
 @dataclass(frozen=True)
+class WeightTensor:
+    """One weight tensor of the file: its size, where its bytes are, and what a device pads it by."""
+    name: str
+    nbytes: int
+    offset_bytes: int        # from the start of the file's tensor data
+    row_elems: int           # ne[0]
+    block_elems: int         # elements per quantization block (1: not quantized)
+    block_bytes: int
+
+    def row_bytes(self, n_elems: int) -> int:
+        return n_elems // self.block_elems * self.block_bytes
+
+
+@dataclass(frozen=True)
+class TensorTable:
+    """Every weight tensor, in file order: which device holds which bytes depends on the layer a tensor
+    belongs to (engine/planning/offload.py). Kept out of ModelFacts: the model index caches facts for
+    hundreds of files, and only an offload plan needs the table."""
+    tensors: tuple[WeightTensor, ...]
+    data_offset_bytes: int   # where tensor data starts in the file
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(t.nbytes for t in self.tensors)
+
+
+@dataclass(frozen=True)
 class ModelFacts:
     path: Path
     architecture: str

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from precis.engine.errors import Cancelled, ContextOverflow, ModelLoadError
-from precis.engine.runtime.allocation_log import MeasuredAllocation, load_failure_reason, parse_allocation
+from precis.engine.runtime.allocation_log import (
+    AllocationFailure,
+    MeasuredAllocation,
+    load_failure_reason,
+    memory_failure,
+    parse_allocation,
+)
 from precis.engine.runtime.protocol import CallStats, CancelToken, SamplingParams
 from precis.engine.runtime.settings import RuntimeSettings, pad_ctx
 
@@ -82,9 +88,12 @@ class LlamaRuntime:
                     n_threads_batch=settings.n_threads or _default_threads(),
                     type_k=GGML_TYPE_IDS[settings.type_k], type_v=GGML_TYPE_IDS[settings.type_v],
                     flash_attn=settings.flash_attn, swa_full=settings.swa_full, vocab_only=vocab_only,
-                    n_gpu_layers=0, verbose=False, seed=0)
+                    n_gpu_layers=0 if vocab_only else settings.n_gpu_layers, verbose=False, seed=0)
             except (ValueError, RuntimeError, OSError) as exc:
                 log_text = "".join(lines)
+                failure = memory_failure(log_text)
+                if failure is not None:
+                    raise ModelLoadError(out_of_memory_message(path, settings, failure)) from exc
                 reason = load_failure_reason(log_text) or str(exc)
                 raise ModelLoadError(
                     f"Could not load {path.name}: {reason}. If the file is truncated or corrupt, download it "
@@ -301,6 +310,20 @@ class LlamaRuntime:
 
         llama_cpp.llama_set_abort_callback(self._llm._ctx.ctx, _should_abort, None)
         self._abort_cb = _should_abort
+
+
+def out_of_memory_message(path: Path, settings: RuntimeSettings, failure: AllocationFailure) -> str:
+    """Which pool ran out and what to lower. Nothing ran yet: no round is lost."""
+    where = "the RAM" if failure.pool == "RAM" else f"the GPU {failure.pool}"
+    if failure.pool == "RAM":
+        lower = "a smaller context (--n-ctx) or --kv-type q8_0" + \
+            (", or more --gpu-layers (layers on the GPU leave the RAM)" if settings.n_gpu_layers else "")
+    else:
+        lower = (f"fewer --gpu-layers (this load asked for {settings.n_gpu_layers}), a smaller context (--n-ctx) or "
+                 "--kv-type q8_0")
+    return (f"Could not load {path.name}: llama.cpp could not allocate {failure.mib:,.1f} MiB for the "
+            f"{failure.part} in {where} ({failure.line}). Use {lower}; `precis plan --gpu-layers auto` shows what "
+            "fits each pool. Nothing was run, so nothing is lost.")
 
 
 def llama_is_eog(llm, token: int) -> bool:

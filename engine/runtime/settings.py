@@ -26,6 +26,9 @@ class RuntimeSettings:
     # guards prefix reuse against cells the window evicted; see docs/memory.md for the measurement.
     swa_full: bool = False
     n_threads: int | None = None
+    # Layers on the GPU, as llama.cpp counts them (llama_model_base::load_tensors): the output layer
+    # first, then repeating layers from the last one down; n_layer + 1 puts all of them there. 0: none.
+    n_gpu_layers: int = 0
 
     def __post_init__(self) -> None:
         for name in ("type_k", "type_v"):
@@ -35,6 +38,8 @@ class RuntimeSettings:
             raise ValueError(f"n_ctx must be a positive multiple of {CTX_PAD_TOKENS}, not {self.n_ctx}")
         if self.n_ubatch > self.n_batch:
             raise ValueError("n_ubatch cannot exceed n_batch")
+        if self.n_gpu_layers < 0:
+            raise ValueError(f"n_gpu_layers must be 0 or more, not {self.n_gpu_layers}")
 
     @classmethod
     def for_kv_type(cls, kv_type: str, **kw) -> "RuntimeSettings":
@@ -43,6 +48,9 @@ class RuntimeSettings:
 
     def with_n_ctx(self, n_ctx: int) -> "RuntimeSettings":
         return replace(self, n_ctx=n_ctx)
+
+    def with_gpu_layers(self, n_gpu_layers: int) -> "RuntimeSettings":
+        return replace(self, n_gpu_layers=n_gpu_layers)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -1,4 +1,5 @@
-"""Measured speeds per model and thread count, so plans can estimate time from this machine's reality.
+"""Measured speeds per model, thread count and GPU placement, so plans can estimate time from this machine's
+reality (a layer on the GPU runs several times faster: speeds measured with other layers say little).
 
 Written after every real run and by ``precis plan --measure``; read by every plan. Stored as JSON
 in the data directory, replaced atomically; a damaged file is ignored (it only costs an estimate).
@@ -25,12 +26,13 @@ def _store() -> Path:
     return data_dir() / "speeds.json"
 
 
-def speed_key(model_path: Path, n_threads: int | None) -> str:
+def speed_key(model_path: Path, n_threads: int | None, placement: str = "") -> str:
+    """``placement``: "" on the CPU alone (the key speeds had before GPUs), else the GPUs and layers."""
     try:
         size = Path(model_path).stat().st_size
     except OSError:
         size = 0
-    return f"{Path(model_path).name}:{size}:threads={n_threads or 'auto'}"
+    return f"{Path(model_path).name}:{size}:threads={n_threads or 'auto'}" + (f":{placement}" if placement else "")
 
 
 def _read() -> dict:
@@ -41,22 +43,23 @@ def _read() -> dict:
         return {}
 
 
-def known_speeds(model_path: Path, n_threads: int | None = None) -> Speeds | None:
-    entry = _read().get(speed_key(model_path, n_threads))
+def known_speeds(model_path: Path, n_threads: int | None = None, placement: str = "") -> Speeds | None:
+    entry = _read().get(speed_key(model_path, n_threads, placement))
     try:
         return Speeds(**entry) if entry else None
     except TypeError:
         return None
 
 
-def record_speeds(model_path: Path, n_threads: int | None, prompt_tps: float, generate_tps: float) -> Speeds:
+def record_speeds(model_path: Path, n_threads: int | None, prompt_tps: float, generate_tps: float,
+                  placement: str = "") -> Speeds:
     """Blend a new measurement into the stored one (recent runs weigh more; one odd run does not rule)."""
-    old = known_speeds(model_path, n_threads)
+    old = known_speeds(model_path, n_threads, placement)
     if old is not None:
         prompt_tps = 0.5 * old.prompt_tokens_per_second + 0.5 * prompt_tps
         generate_tps = 0.5 * old.generate_tokens_per_second + 0.5 * generate_tps
     speeds = Speeds(round(prompt_tps, 2), round(generate_tps, 2), time.time())
     data = _read()
-    data[speed_key(model_path, n_threads)] = asdict(speeds)
+    data[speed_key(model_path, n_threads, placement)] = asdict(speeds)
     write_json_atomic(_store(), data)
     return speeds

@@ -11,16 +11,19 @@ from precis.engine.planning.memory_plan import MIB
 from precis.models.cli.progress_line import PlanningProgress
 from precis.models.gguf.facts import read_model_facts
 from precis.models.library.bundled import display_name
-from precis.models.session.plan_text import memory_lines, plan_lines, server_lines
+from precis.models.session.plan_text import memory_lines, offload_lines, plan_lines, server_lines
 from precis.models.session.planner import (
     announce_inputs,
+    gpus,
     input_notes,
     memory_of,
     model_path_of,
+    placement_of,
     plan_on_server,
     plan_with_vocab,
     read_documents,
     runtime_settings_of,
+    speed_placement,
     training_context_note,
 )
 from precis.models.session.request import request_from_args
@@ -34,6 +37,10 @@ def run(args) -> int:
     model_path = model_path_of(request)
     facts = read_model_facts(model_path)
     memory = memory_of(request, model_path)
+    devices = gpus()
+    placement = _placement(request, model_path, devices, args.json)
+    if placement is not None:         # load and plan with the layers and context chosen
+        request = request.with_changes(n_ctx=placement.n_ctx, gpu_layers=str(placement.gpu_layers))
     loaded = read_documents(request.files) if request.files else None
     if loaded is not None:
         announce_inputs(loaded, sys.stderr)
@@ -43,14 +50,16 @@ def run(args) -> int:
         from precis.engine.runtime.speed_probe import measure_speeds
         with LlamaRuntime.load(facts.path, runtime_settings_of(request)) as runtime:
             measured = runtime.allocation
-            speeds = measure_speeds(runtime, sample_document_text())
+            speeds = measure_speeds(runtime, sample_document_text(), placement=speed_placement(request))
     run_plan = plan_with_vocab(request, loaded.documents, model_path, PlanningProgress(sys.stderr)) if loaded else None
     beyond = training_context_note(request, model_path)
     if beyond and not args.json:
         print(f"precis: warning: {beyond}", file=sys.stderr)
     if args.json:
         out = {"model": str(facts.path), **memory.as_dict(), "n_ctx_train": facts.n_ctx_train,
-               "beyond_training_context": bool(beyond)}
+               "beyond_training_context": bool(beyond), "devices": [d.as_dict() for d in devices]}
+        if placement is not None:
+            out["offload"] = {**placement.as_dict(), **placement.plan.as_dict()}
         if measured is not None:
             out["measured"] = measured.as_dict()
             out["measured_speeds"] = asdict(speeds)
@@ -61,7 +70,10 @@ def run(args) -> int:
                 notes["warnings"]
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return ExitCode.OK
-    print("\n".join(memory_lines(display_name(facts), facts.uses_swa, memory)))
+    if placement is not None:
+        print("\n".join(offload_lines(display_name(facts), facts.uses_swa, placement)))
+    else:
+        print("\n".join(memory_lines(display_name(facts), facts.uses_swa, memory)))
     if measured is not None:
         print(f"  measured by llama.cpp: weights {measured.model_size_bytes / MIB:,.1f} MiB, "
               f"KV {measured.kv_mib:,.2f} MiB, compute {measured.compute_mib:,.2f} MiB, "
@@ -94,6 +106,17 @@ def _run_on_server(args, request) -> int:
             print()
             print("\n".join(line.text for line in plan_lines(run_plan, on_server=True)))
     return ExitCode.OK
+
+
+def _placement(request, model_path, devices, quiet: bool):
+    """Where a GPU exists: the layers and context (auto, or the person's own, which is shown even when it
+    does not fit, with what to lower on stderr). None without a GPU, as before."""
+    if not devices and not request.gpu_layers_asked:
+        return None
+    choice = placement_of(request, model_path, devices, refuse=False)
+    if choice.warning:
+        print(f"precis: warning: {choice.warning}", file=sys.stderr)
+    return choice
 
 
 def sample_document_text() -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from math import prod
 from pathlib import Path
 
-from precis.engine.planning.model_facts import ModelFacts, RecurrentState
-from precis.models.gguf.ggml_types import FILE_TYPE_NAMES
+from precis.engine.planning.model_facts import ModelFacts, RecurrentState, TensorTable, WeightTensor
+from precis.models.gguf.ggml_types import FILE_TYPE_NAMES, GGML_TYPES
 from precis.models.gguf.header import GGUFError, GGUFHeader, SkippedArray, read_gguf_header
 
 # Sliding-window layer pattern for families whose GGUF does not carry a per-layer array:
@@ -24,6 +24,21 @@ HYBRID_ARCHS = {"jamba", "falcon-h1", "granitehybrid", "nemotron_h", "lfm2", "qw
 
 def read_model_facts(path: str | Path) -> ModelFacts:
     return facts_from_header(read_gguf_header(path))
+
+
+def read_model_layout(path: str | Path) -> tuple[ModelFacts, TensorTable]:
+    """The facts and the tensor table, from one header read (an offload plan needs both)."""
+    header = read_gguf_header(path)
+    return facts_from_header(header), tensor_table_from_header(header)
+
+
+def tensor_table_from_header(h: GGUFHeader) -> TensorTable:
+    tensors = []
+    for t in h.tensors:
+        gt = GGML_TYPES[t.ggml_type]
+        tensors.append(WeightTensor(t.name, t.nbytes, t.offset_bytes, t.shape[0] if t.shape else 1,
+                                    gt.block_elems, gt.block_bytes))
+    return TensorTable(tuple(tensors), h.data_offset_bytes)
 
 
 def _per_layer(value, n_layer: int, key: str, path: Path) -> tuple[int, ...]:

@@ -25,12 +25,13 @@ from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import record_speeds
 from precis.engine.summary.guard import GuardSettings
 from precis.models.session.planner import (
-    check_memory,
+    check_placement,
     model_path_of,
     plan_on_server,
     plan_run,
     runtime_settings_of,
     served_model_path,
+    speed_placement,
     strategy_of,
 )
 from precis.models.session.request import RunRequest
@@ -46,6 +47,18 @@ MIN_SPEED_SAMPLE_GENERATED_TOKENS = 32
 class ModelLoaded:
     """The model is in memory; ``allocation`` is what llama.cpp reported (None for fakes)."""
     allocation: object
+
+
+@dataclass(frozen=True)
+class PlacementChosen:
+    """Where the model goes, said before it loads (only where a GPU exists): the layers on each GPU, the
+    context, each pool's verdict, and why."""
+    gpu_layers: int
+    n_ctx: int
+    asked_n_ctx: int
+    reason: str
+    warning: str
+    pools: tuple[dict, ...]          # OffloadPlan's pools as dicts (name, total_bytes, verdict, ...)
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,12 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
     if request.server:
         target = _server_target(request, runtime_for)
     else:
-        target = _local_target(request, runtime_for)
+        local = _prepare_local(request)
+        if local.placement is not None:
+            c = local.placement
+            yield PlacementChosen(c.gpu_layers, c.n_ctx, c.asked_n_ctx, c.reason, c.warning,
+                                  tuple(p.as_dict() for p in c.plan.pools))
+        target = _load_local(local, runtime_for)
     request, runtime = target.request, target.runtime
     if target.loaded_now:
         yield ModelLoaded(getattr(runtime, "allocation", None))
@@ -147,7 +165,7 @@ def run_job(request: RunRequest, documents: list[Document], runtime_for: Runtime
     yield finished
     report = make_report(runtime, plan, state, static_tokens)
     if not request.server:
-        record_measured_speeds(target.model_path, target.local_settings, report)
+        record_measured_speeds(target.model_path, target.local_settings, report, speed_placement(target.request))
     try:
         write_outputs(state.directory, report, state)     # always beside the checkpoint, whatever --out holds
     except OSError as exc:      # a full disk or a read-only folder: --out may still take them
@@ -169,9 +187,19 @@ class _Target:
     loaded_now: bool
     model_path: Path | None
     local_settings: RuntimeSettings | None = None
+    placement: object = None          # OffloadChoice where a GPU exists
 
     def settings(self, runtime) -> dict:
-        return runtime.describe() if self.request.server else self.local_settings.as_dict()
+        if self.request.server:
+            return runtime.describe()
+        out = self.local_settings.as_dict()
+        if self.placement is not None:      # run.json says where the model ran: the GPUs, the layers, the pools
+            c = self.placement
+            out["placement"] = {**c.as_dict(), "pools": [p.as_dict() for p in c.plan.pools]}
+            measured = getattr(runtime, "allocation", None)
+            if measured is not None and getattr(measured, "devices", None):
+                out["placement"]["devices_used"] = measured.devices
+        return out
 
     def identity(self, runtime) -> tuple[str, str] | None:
         if not self.request.server:
@@ -181,13 +209,21 @@ class _Target:
         return f"{info.model} @ {info.url}", f"server-model:{info.model}"
 
 
-def _local_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
+def _prepare_local(request: RunRequest) -> _Target:
+    """The model, its settings and (where a GPU exists) its placement, checked before anything loads. The
+    request keeps the layers and context chosen, so a resume loads the same (or says what to lower)."""
     model_path = model_path_of(request)
     request = request.with_changes(strategy=strategy_of(request, model_path))
-    settings = runtime_settings_of(request)
-    check_memory(request, model_path)
-    runtime, loaded_now = runtime_for(model_path, settings)
-    return _Target(request, runtime, loaded_now, model_path, settings)
+    placement = check_placement(request, model_path)
+    if placement is not None:
+        request = request.with_changes(n_ctx=placement.n_ctx, gpu_layers=str(placement.gpu_layers))
+    return _Target(request, None, False, model_path, runtime_settings_of(request), placement)
+
+
+def _load_local(target: _Target, runtime_for: RuntimeFor) -> _Target:
+    runtime, loaded_now = runtime_for(target.model_path, target.local_settings)
+    target.runtime, target.loaded_now = runtime, loaded_now
+    return target
 
 
 def _server_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
@@ -199,7 +235,7 @@ def _server_target(request: RunRequest, runtime_for: RuntimeFor) -> _Target:
     return _Target(request, runtime, loaded_now, local)
 
 
-def record_measured_speeds(model_path: Path, settings: RuntimeSettings, report: RunReport) -> bool:
+def record_measured_speeds(model_path: Path, settings: RuntimeSettings, report: RunReport, placement: str = "") -> bool:
     """Blend this run's measured prompt and generation speeds into the store the time estimate reads."""
     rounds = [r for r in report.rounds if r.attempts]
     evaluated = sum(r.prompt_evaluated for r in rounds)
@@ -208,6 +244,6 @@ def record_measured_speeds(model_path: Path, settings: RuntimeSettings, report: 
     gen_s = sum(r.seconds - r.prompt_seconds for r in rounds)
     if evaluated > MIN_SPEED_SAMPLE_PROMPT_TOKENS and generated > MIN_SPEED_SAMPLE_GENERATED_TOKENS \
             and prompt_s > 0 and gen_s > 0 and Path(model_path).is_file():
-        record_speeds(model_path, settings.n_threads, evaluated / prompt_s, generated / gen_s)
+        record_speeds(model_path, settings.n_threads, evaluated / prompt_s, generated / gen_s, placement)
         return True
     return False

@@ -92,6 +92,35 @@ def memory_lines(model_name: str, uses_swa: bool, plan: MemoryPlan) -> list[str]
     return rows
 
 
+def offload_lines(model_name: str, uses_swa: bool, choice) -> list[str]:
+    """The plan per pool where a GPU exists (``choice``: an OffloadChoice): RAM and each GPU side by side."""
+    plan = choice.plan
+    s = plan.settings
+    top = plan.max_gpu_layers
+    how = "auto" if choice.auto else "as asked"
+    rows = [f"{model_name}: n_ctx {s.n_ctx:,}" + (f" (asked {choice.asked_n_ctx:,})" if s.n_ctx != choice.asked_n_ctx
+                                                   else "")
+            + f", KV {s.type_k}/{s.type_v}, flash attention {'on' if s.flash_attn else 'off'}"
+            + (f", swa_full {'on' if s.swa_full else 'off'}" if uses_swa else ""),
+            f"  GPU layers: {plan.gpu_layers} of {top} ({how}: {choice.reason})"]
+    rows += [f"  {pool.name} is {pool.description}" for pool in plan.devices]
+    for pool in plan.pools:
+        other = f" + runtime {pool.other_bytes / MIB:,.1f}" if pool.other_bytes else ""
+        held = ""
+        if pool.name != "RAM":
+            held = f"; {pool.layers} layers" + (" + output" if pool.holds_output else "")
+        rows.append(f"  {pool.name:<8} weights {pool.weights_bytes / MIB:,.1f} + KV {pool.kv_bytes / MIB:,.1f} "
+                    f"+ compute {pool.compute_bytes / MIB:,.1f}{other} = {pool.total_bytes / MIB:,.1f} MiB of "
+                    f"{pool.available_bytes / MIB:,.0f} MiB free -> {pool.verdict} (keeps "
+                    f"{pool.margin_bytes / MIB:,.0f} MiB free){held}")
+    if choice.max_n_ctx:
+        rows.append(f"  largest context that fits with {plan.gpu_layers} GPU layers: {choice.max_n_ctx:,} tokens")
+    if plan.mapped_bytes:
+        rows.append(f"  host weights are memory-mapped: {plan.mapped_bytes / MIB:,.1f} MiB of the file mapped "
+                    "(CPU_Mapped), only the host layers' pages stay in RAM")
+    return rows
+
+
 LONG_RUN_SECONDS = 4 * 3600          # a run estimated longer than this is confirmed first
 LONG_RUN_ROUNDS = 500                # without a measured speed, this many rounds is confirmed first
 

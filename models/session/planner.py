@@ -2,18 +2,22 @@
 chunks. `precis plan`, `precis summarize` and the window's planner thread all call these."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from precis.engine.documents.bundle import LoadedDocuments, load_documents, summary_texts
 from precis.engine.documents.loading import Document
 from precis.engine.errors import BadInput
 from precis.engine.planning.memory_plan import MIB, MemoryPlan, available_ram_bytes, plan_memory
+from precis.engine.planning.offload import plan_offload
+from precis.engine.planning.offload_fit import OffloadChoice, check_choice, fit_offload, largest_context
 from precis.engine.planning.run_plan import RunPlan, build_plan
 from precis.engine.prompts.layout import RoundLayout
 from precis.engine.prompts.presets import AUTO_PRESET, load_preset, preset_for
+from precis.engine.runtime.devices import Device, list_devices, offload_devices
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import known_speeds
-from precis.models.gguf.facts import read_model_facts
+from precis.models.gguf.facts import read_model_facts, read_model_layout
 from precis.models.library.bundled import resolve_model_path
 from precis.models.library.profiles import ModelProfile, profile_for
 from precis.models.session.request import AUTO, RunRequest
@@ -24,7 +28,9 @@ def model_path_of(request: RunRequest) -> Path:
 
 
 def runtime_settings_of(request: RunRequest) -> RuntimeSettings:
-    return RuntimeSettings.for_kv_type(request.kv_type, n_ctx=request.n_ctx, swa_full=request.swa_full)
+    """The settings the request names; "auto" GPU layers count as none until ``placement_of`` chose them."""
+    return RuntimeSettings.for_kv_type(request.kv_type, n_ctx=request.n_ctx, swa_full=request.swa_full,
+                                       n_gpu_layers=request.gpu_layers_asked or 0)
 
 
 def layout_of(request: RunRequest, documents: list[Document] = ()) -> RoundLayout:
@@ -87,6 +93,51 @@ def memory_of(request: RunRequest, model_path: Path | None = None) -> MemoryPlan
     return plan_memory(facts, runtime_settings_of(request), available_ram_bytes())
 
 
+def gpus() -> list[Device]:
+    """The GPUs llama.cpp would offload to here, with their free memory now."""
+    return offload_devices(list_devices())
+
+
+def placement_of(request: RunRequest, model_path: Path, devices: list[Device] | None = None, *,
+                 refuse: bool = True) -> OffloadChoice:
+    """The GPU layers and context to load with: the fit's for "auto", else the person's own, checked.
+    Raises BadInput when the person asks for GPU layers with no GPU, and (``refuse``) when their own choice
+    does not fit a pool; without ``refuse`` the choice comes back with what to lower as its warning."""
+    devices = gpus() if devices is None else devices
+    facts, table = read_model_layout(model_path)
+    s = runtime_settings_of(request)
+    ram = available_ram_bytes()
+    asked = request.gpu_layers_asked
+    if asked is None:
+        choice = fit_offload(facts, table, s, devices, ram)
+        return replace(choice, max_n_ctx=_largest_context(facts, table, choice.plan.settings, devices, ram))
+    if asked and not devices:
+        raise BadInput(f"--gpu-layers {asked}: this llama.cpp build sees no GPU here (a CPU build, or no device it "
+                       "can use), so every layer runs on the CPU. Use --gpu-layers 0 or auto, or build llama.cpp "
+                       "for the GPU (.ci/llama_build.py: PRECIS_ACCEL=cuda|vulkan|metal).")
+    plan = plan_offload(facts, table, s, devices, ram)
+    level, text = check_choice(facts, table, plan, devices, ram)
+    if level == "error" and refuse:
+        raise BadInput(text)
+    where = ", ".join(p.name for p in plan.devices if p.layers or p.holds_output) or "no GPU"
+    return OffloadChoice(plan, s.n_ctx, f"{s.n_gpu_layers} of {facts.n_layer + 1} layers on {where}", False, text,
+                         _largest_context(facts, table, s, devices, ram))
+
+
+def speed_placement(request: RunRequest) -> str:
+    """The speed log's key part for where the model runs: "" with no GPU (as before), else GPUs and layers."""
+    devices = gpus()
+    return f"gpu={'+'.join(d.name for d in devices)}:layers={request.gpu_layers}" if devices else ""
+
+
+def _largest_context(facts, table, s: RuntimeSettings, devices: list[Device], ram: int) -> int:
+    top = min(facts.n_ctx_train or MAX_PLANNED_CTX, MAX_PLANNED_CTX)
+    return largest_context(facts, table, s, devices, ram, top) or 0
+
+
+MAX_PLANNED_CTX = 131072
+
+
 def training_context_note(request: RunRequest, model_path: Path) -> str:
     """Empty, or what happens past the model's training context."""
     facts = read_model_facts(model_path)
@@ -102,6 +153,21 @@ def check_training_context(request: RunRequest, model_path: Path) -> None:
         facts = read_model_facts(model_path)
         raise BadInput(f"{note} Use --n-ctx {facts.n_ctx_train} (the training context), or add "
                        "--beyond-training-context to run anyway.")
+
+
+def check_placement(request: RunRequest, model_path: Path) -> OffloadChoice | None:
+    """Before anything loads: the GPU layers and context, each pool checked (BadInput when one won't fit).
+    None without a GPU: then only RAM is checked, exactly as before GPUs were planned."""
+    devices = gpus()
+    if not devices and not request.gpu_layers_asked:
+        check_memory(request, model_path)
+        return None
+    check_training_context(request, model_path)
+    choice = placement_of(request, model_path, devices)
+    if choice.auto and choice.plan.short_pools:
+        level, text = check_choice(*read_model_layout(model_path), choice.plan, devices, available_ram_bytes())
+        raise BadInput(f"Nothing fits with every pool's margin kept: {text}")
+    return choice
 
 
 def check_memory(request: RunRequest, model_path: Path) -> MemoryPlan:
@@ -132,8 +198,8 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
     """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, vocab-only, or a
     server's). The chunk is the smaller of what the context allows and what the model's size writes
     best at. ``measured_here=False`` (a server run): this machine's speeds say nothing of the server's."""
-    speeds = known_speeds(model_path, runtime_settings_of(request).n_threads) if model_path and measured_here \
-        else None
+    speeds = known_speeds(model_path, runtime_settings_of(request).n_threads, speed_placement(request)) \
+        if model_path and measured_here else None
     overrides = request.budget_overrides()
     if overrides["max_chunk_tokens"] is None:
         profile = profile_of(model_path)

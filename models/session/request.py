@@ -21,7 +21,7 @@ from precis.engine.summary.strategies import STRATEGY_NAMES
 from precis.models.session.preflight import validate_date
 
 PLAN, SUMMARIZE = "plan", "summarize"
-AUTO = "auto"                       # the strategy the model's size profile names
+AUTO = "auto"                       # the strategy the model's size profile names; the layers the fit picks
 BOTH = (PLAN, SUMMARIZE)
 
 
@@ -46,6 +46,10 @@ class RunRequest:
                           flag="--kv-type", choices=KV_TYPES)
     swa_full: bool = option(False, "full-size cache for sliding-window layers (more memory, prefix reuse always works)",
                             flag="--swa-full", action="store_true")
+    gpu_layers: str = option(AUTO, "layers on the GPU as llama.cpp counts them (the output layer first, then from the "
+                             "last block down; the block count + 1 is all), or auto: the most that leave each GPU "
+                             "its margin, then the largest context up to --n-ctx (without a GPU: none)",
+                             flag="--gpu-layers", metavar="N|auto")
     beyond_training_context: bool = option(False, "allow a context longer than the model was trained on (quality "
                                            "degrades there unless the model has RoPE scaling configured)",
                                            flag="--beyond-training-context", action="store_true")
@@ -122,6 +126,11 @@ class RunRequest:
     def archive_date(self) -> str:
         return self.date or _date.today().isoformat()
 
+    @property
+    def gpu_layers_asked(self) -> int | None:
+        """The person's own number of GPU layers; None for auto."""
+        return None if str(self.gpu_layers) == AUTO else int(self.gpu_layers)
+
     def budget_overrides(self) -> dict:
         """The budget's keyword names for the caps the person set (None: the budget's default)."""
         return {"summary_out_cap": self.summary_cap, "summary_in_cap": self.summary_in_cap, "margin": self.margin,
@@ -143,6 +152,8 @@ class RunRequest:
         if self.server:
             from precis.engine.runtime.server.connection import ServerAddress
             ServerAddress.parse(self.server)
+        if str(self.gpu_layers) != AUTO and not str(self.gpu_layers).isdigit():
+            raise BadInput(f"--gpu-layers must be a number of layers (0 or more) or auto, not {self.gpu_layers!r}.")
         if self.kv_type not in KV_TYPES:
             raise BadInput(f"--kv-type must be one of {', '.join(KV_TYPES)}, not {self.kv_type!r}.")
         if self.strategy not in (AUTO, *STRATEGY_NAMES):

@@ -57,3 +57,20 @@ def test_process_memory_grows_by_about_the_plan(smollm2_path):
     with LlamaRuntime.load(smollm2_path, settings) as rt:
         growth = rt.allocation.rss_after_bytes - rt.allocation.rss_before_bytes
     assert 0 < growth <= plan.weights_bytes + plan.kv_bytes + plan.compute_bytes + 64 * MIB
+
+
+@pytest.mark.parametrize("n_gpu_layers", [0, 31])
+def test_the_pool_plan_equals_the_cpu_builds_allocation_buffer_by_buffer(smollm2_path, n_gpu_layers):
+    """With no GPU the offload plan is the RAM plan, whatever layers are asked (llama.cpp has nowhere to put
+    them): CPU_Mapped is the header's mapped span to the 0.01 MiB printed, the CPU KV buffer exact."""
+    from precis.engine.planning.offload import plan_offload
+    from precis.models.gguf.facts import read_model_layout
+    facts, table = read_model_layout(smollm2_path)
+    settings = RuntimeSettings(n_ctx=2048, n_gpu_layers=n_gpu_layers)
+    plan = plan_offload(facts, table, settings, [], 16 * 2**30)
+    with LlamaRuntime.load(smollm2_path, settings) as rt:
+        measured = rt.allocation
+    assert measured.devices == [] and measured.offloaded_layers == 0
+    assert measured.model_buffers == {"CPU_Mapped": pytest.approx(plan.mapped_bytes / MIB, abs=0.005)}
+    assert measured.on("RAM")["kv"] == pytest.approx(plan.ram.kv_bytes / MIB, abs=0.005)
+    assert measured.on("RAM")["compute"] == pytest.approx(plan.ram.compute_bytes / MIB, rel=0.10)
