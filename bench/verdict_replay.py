@@ -4,7 +4,8 @@ verdicts of the checks as they stand, recorded or compared with a recorded file.
 Usage: python -m bench.verdict_replay --record FILE | --compare FILE
 
 Written to move the checks into one registry (engine.summary.checks) without changing a verdict: the file
-recorded before the move, compared after it, must match item for item. What is replayed:
+recorded before the move (at the commit that added this bench, with a verbatim copy of the old rewording
+checks), compared after it, must match item for item. What is replayed:
 - rewordings: every note a notes run of bench/results wrote (its bullets), each with the two sentences of its
   development document (../shared/corpora/dev) that hold most of its words (the realignment of a reply tries
   an answer on its neighbours' sentences too), in a window of the document around them as its part; every
@@ -184,54 +185,10 @@ def collect() -> dict[str, list[dict]]:
 
 def rewording_verdict(item: dict) -> dict:
     """The notes strategy's verdict on one rewording: whether it passes, and the point it keeps (a proposal
-    its sentence does not make said plainly). A verbatim copy of ``passes`` and ``repaired`` in
-    engine.summary.notes_extraction.reword_extracts at 78bd34a, the checks before the registry."""
-    from precis.engine.documents.spoken_text import SPEAKER_PREFIX
-    from precis.engine.summary.evidence import (
-        condition_swapped,
-        conditional,
-        copy_share,
-        hedge_dropped,
-        negation_dropped,
-        negation_invented,
-        normalise,
-        plainly_said,
-        point_supported,
-        proposal_invented,
-        qualifier_dropped,
-        question_dropped,
-        reason_invented,
-    )
-    from precis.engine.summary.language import wrong_language
-    from precis.engine.summary.notes_extraction import (
-        POINT_COPY_SHARE,
-        _says_nothing,
-        completes_broken_off,
-        invented_names,
-        reporters_dropped,
-        says_twice,
-        unfinished,
-    )
-    point, sentence, quote, part, language = (item["point"], item["shown"], item["quote"], item["part"],
-                                              item["language"])
-    part_norm = normalise(part)
-
-    def repaired(point: str) -> str:
-        if proposal_invented(point, sentence) and not conditional(point) and not conditional(sentence):
-            return plainly_said(point)
-        return point
-    point = repaired(point)
-    passes = bool(point) and not unfinished(point) and not says_twice(point) \
-        and point_supported(point, sentence) and not _says_nothing(point, quote) \
-        and not negation_invented(point, sentence) and not negation_dropped(point, sentence) \
-        and not condition_swapped(point, sentence) and not hedge_dropped(point, sentence) \
-        and not question_dropped(point, sentence) and not proposal_invented(point, sentence) \
-        and not qualifier_dropped(point, sentence) and not reason_invented(point, sentence) \
-        and not invented_names(point, part, sentence) and not reporters_dropped(point, sentence) \
-        and not completes_broken_off(point, quote, sentence) \
-        and not wrong_language(point, sentence, language) \
-        and copy_share(SPEAKER_PREFIX.sub("", point), part, part_norm) < POINT_COPY_SHARE
-    return {"passes": passes, "point": point}
+    its sentence does not make said plainly), with the names of the checks that refused it."""
+    from precis.engine.summary.notes_extraction import rewording_verdict as judged
+    point, verdict = judged(item["point"], item["shown"], item["quote"], item["part"], item["language"])
+    return {"passes": verdict.passed, "point": point, "checks": verdict.names}
 
 
 def _note(piece: dict, i: int):
@@ -243,6 +200,20 @@ def merge_verdict(item: dict) -> dict:
     from precis.engine.summary.compaction import Bullet, merge_problems
     a, b = (Bullet(p["point"], (_note(p, i),)) for i, p in enumerate((item["a"], item["b"]), 1))
     return {"problems": sorted(merge_problems(item["merged"], a, b, item["language"], item["whole_sentence"]))}
+
+
+# The merge checks' names before the registry, where they differ from the registry's
+RENAMED = {"words_not_held": "unsupported", "name_not_in_part": "invented_name", "no_sentence_end": "cut_off"}
+
+
+def same(kind: str, was: dict, now: dict) -> bool:
+    """Whether two verdicts agree: a rewording's pass and kept point, a merge's problems (by their names before
+    the registry), a heading's text and problems, in any order (the registry runs its checks in its order)."""
+    if kind == "rewordings":
+        return (was["passes"], was["point"]) == (now["passes"], now["point"])
+    if kind == "merges":
+        return sorted(was["problems"]) == sorted(RENAMED.get(p, p) for p in now["problems"])
+    return was["heading"] == now["heading"] and sorted(was["problems"]) == sorted(now["problems"])
 
 
 def heading_verdict(item: dict) -> dict:
@@ -278,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     differ = 0
     for kind, found in recorded["verdicts"].items():
-        changed = [k for k in found if now[kind][k] != found[k]]
+        changed = [k for k in found if not same(kind, found[k], now[kind][k])]
         print(f"{kind}: {len(found)} compared, {len(changed)} differ")
         for k in changed[:10]:
             item = next(i for i in items[kind] if _key(i) == k)

@@ -627,12 +627,12 @@ def test_a_merge_is_refused_when_it_is_the_two_notes_side_by_side_or_cut_off_by_
     assert "truncated" in merge_problems(("Mika proposes a May launch " * 9)[:POINT_CHARS[1]], a, b, None)
     # a pair handed back as shown; in the account's prose, a merge must end as a sentence does
     assert "side_by_side" in merge_problems("Mika proposes a May launch / the supplier is late", a, b, None)
-    assert "cut_off" in merge_problems("Mika proposes a May launch as the supplier is la", a, b, None,
-                                       whole_sentence=True)
-    assert "cut_off" not in merge_problems("Mika proposes a May launch as the supplier is late.", a, b, None,
-                                           whole_sentence=True)
+    assert "no_sentence_end" in merge_problems("Mika proposes a May launch as the supplier is la", a, b, None,
+                                               whole_sentence=True)
+    assert "no_sentence_end" not in merge_problems("Mika proposes a May launch as the supplier is late.", a, b, None,
+                                                   whole_sentence=True)
     assert "dropped_note" in merge_problems("Mika proposes moving the launch to May", a, bullet(3, "Orin counts 12 units"), None)
-    assert "invented_name" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)
+    assert "name_not_in_part" in merge_problems("Ben proposes a May launch as the supplier is late", a, b, None)
     assert "negation_invented" in merge_problems("Mika proposes not launching the remote in May", a,
                                                  bullet(4, "Mika says the supplier delivers the cases in May"), None)
     assert "negation_dropped" in merge_problems("Mika proposes a May launch as the supplier delivers the cases before May",
