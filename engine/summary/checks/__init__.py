@@ -92,6 +92,27 @@ def heading_claim(heading: str, notes: tuple[tuple[str, str], ...], language: st
     return Claim(heading, language=language, evidence=" ".join(f"{p} {q}" for p, q in notes), notes=notes)
 
 
+def against_rests_on(says: Callable[[str, str], bool], reason: str) -> Callable[[Claim], str | None]:
+    """A check's test from ``says(text, what it rests on)``: a note against its sentence, a merge against its
+    two notes."""
+    def test(claim: Claim) -> str | None:
+        return reason if says(claim.text, claim.rests_on) else None
+    test.__module__ = getattr(says, "__module__", __name__)       # the theme of the check, for its table
+    return test
+
+
+def line_example(text: str, part: str, **fields) -> Claim:
+    """A sentence of an account, for a check's examples: linked to the part's sentences that hold its words."""
+    from precis.engine.summary.alignment import PartIndex
+    return Claim(text, part, PartIndex(part).align(text), **fields)
+
+
+def note_example(point: str, sentence: str, language: str | None = None, part: str | None = None) -> Claim:
+    """A note of one sentence, for a check's examples: the sentence as shown and as written, and its own part
+    unless one is given."""
+    return rewording_claim(point, sentence, sentence, sentence if part is None else part, language)
+
+
 @dataclass(frozen=True)
 class Example:
     claim: Claim

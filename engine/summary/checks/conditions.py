@@ -3,7 +3,14 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.summary.checks import EN, REWORDING, Check, Claim, Example, rewording_claim
+from precis.engine.summary.checks import (
+    EN,
+    REWORDING,
+    Check,
+    Example,
+    against_rests_on,
+)
+from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.evidence import content_words
 
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
@@ -43,10 +50,6 @@ def condition_swapped(point: str, source: str) -> bool:
     return bool(moved_out and moved_in)
 
 
-def _swapped(claim: Claim) -> str | None:
-    return "turns its sentence's condition around" if condition_swapped(claim.text, claim.rests_on) else None
-
-
 # A number given in parentheses as another time's or a plan's value ("(現状 1-3 秒)", "(last year $3.1
 # million)") read as the sentence's own once its qualifier is left out: the 1.5B model wrote "キャッシュヒット時
 # 1-3 秒の遅延" (a cache hit takes 1-3 s) of "キャッシュヒット時 <100ms (現状 1-3 秒)" (a hit: under 100 ms;
@@ -73,12 +76,6 @@ def qualifier_dropped(point: str, source: str) -> bool:
     return False
 
 
-def _qualifier(claim: Claim) -> str | None:
-    if qualifier_dropped(claim.text, claim.rests_on):
-        return "gives another time's or a plan's value as its sentence's own"
-    return None
-
-
 # A reason the sentence does not give: the bundled SmolLM2 noted "User Interface proposes putting the LCD
 # next to the wheel because it's a new design" of "User Interface: Then I'd put the LCD next to the wheel."
 # (a test meeting), two words of its own within what the word-support check allows. A note may give a cause
@@ -98,14 +95,6 @@ def reason_invented(point: str, source: str) -> bool:
     return bool(_REASON_GIVEN.search(point)) and not _REASON_WORD.search(source)
 
 
-def _reason(claim: Claim) -> str | None:
-    return "gives a reason its sentence does not" if reason_invented(claim.text, claim.rests_on) else None
-
-
-def _note(point: str, sentence: str, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence, language)
-
-
 RSYNC = ("If rsync fails for any reason, the fallback is pg_basebackup from the new primary, which at the measured "
          "380 MB/s takes about 19 minutes for 418 GB per replica.")
 CACHE_HIT = "**Hypothesis 1**: キャッシュヒット時 <100ms (現状 1-3 秒)"
@@ -113,7 +102,8 @@ REVENUE = "Revenue was $4.2 million (last year $3.1 million)."
 LCD = "User Interface: Then I'd put the LCD next to the wheel."
 
 CHECKS = (
-    Check("condition_swapped", frozenset({REWORDING}), frozenset({EN}), _swapped,
+    Check("condition_swapped", frozenset({REWORDING}), frozenset({EN}),
+          against_rests_on(condition_swapped, "turns its sentence's condition around"),
           refuses=(Example(_note("Orin suggests using rsync as a fallback if pg_basebackup fails, taking about 19 "
                                  "minutes for 418 GB per replica", RSYNC),
                            "the condition turned around, every word its sentence's (the sample day)"),),
@@ -128,7 +118,8 @@ CHECKS = (
                                 "If you'll cooperate, I'll tell Ching to answer your questions."), "as said"),
                   Example(_note("rsync が失敗したら pg_basebackup を使う", "If rsync fails, the fallback is "
                                 "pg_basebackup.", "Japanese"), "said in Japanese, which it does not read"))),
-    Check("qualifier_dropped", frozenset({REWORDING}), None, _qualifier,
+    Check("qualifier_dropped", frozenset({REWORDING}), None,
+          against_rests_on(qualifier_dropped, "gives another time's or a plan's value as its sentence's own"),
           refuses=(Example(_note("キャッシュヒット時 1-3 秒の遅延", CACHE_HIT, "Japanese"),
                            "today's value as the target's (development session)"),
                    Example(_note("Revenue was $3.1 million", REVENUE), "last year's value as this year's")),
@@ -138,7 +129,8 @@ CHECKS = (
                   Example(_note("The tax loss was $4 billion", "We incurred a tax loss (approximately $4 billion)."),
                           "a parenthesis that only adds detail"),
                   Example(_note("The store has 6 tests", "`store_test.go` (6 tests, SHA-256 keys)"), "detail"))),
-    Check("reason_invented", frozenset({REWORDING}), None, _reason,
+    Check("reason_invented", frozenset({REWORDING}), None,
+          against_rests_on(reason_invented, "gives a reason its sentence does not"),
           refuses=(Example(_note("User Interface proposes putting the LCD next to the wheel because it's a new "
                                  "design.", LCD), "a cause of its own (the bundled SmolLM2, a test meeting)"),),
           passes=(Example(_note("User Interface would put the LCD next to the wheel.", LCD), "no cause given"),

@@ -24,8 +24,8 @@ from precis.engine.summary.checks import (
     heading_claim,
     language_key,
     merge_claim,
-    rewording_claim,
 )
+from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.evidence import STOPWORDS, cjk_bigrams, content_words, copy_share, normalise
 from precis.engine.summary.salience import units_of
 
@@ -267,10 +267,6 @@ STORY = ("Maitland remained standing, staring at the closed door for a minute af
          "down on the bed to watch the sunset and to think.")
 
 
-def _note(point: str, sentence: str, part: str | None = None, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence if part is None else part, language)
-
-
 CUT = ("On a full-year basis, organic net sales increased materially compared to the previous year, adjusted "
        "operating margin rose significantly, and adjusted")
 SNAPSHOT = "The volume snapshot is copy-on-write: it starts near zero and grows with changed blocks."
@@ -367,9 +363,10 @@ CHECKS = (
           passes=(Example(_note("Mika says the board approved the budget", "Mika: The budget was approved by the "
                                 "board on Monday ."), "its own words"),)),
     Check("copied_from_part", frozenset({REWORDING}), None, _copied_from_part,
-          refuses=(Example(_note("Orin: it starts near zero and grows with the changed blocks of the disk", DAY, DAY),
+          refuses=(Example(_note("Orin: it starts near zero and grows with the changed blocks of the disk", DAY,
+                                 part=DAY),
                            "words lifted from the part"),),
-          passes=(Example(_note("Orin says the snapshot grows with changed blocks from near zero", DAY, DAY),
+          passes=(Example(_note("Orin says the snapshot grows with changed blocks from near zero", DAY, part=DAY),
                           "its own words"),)),
     Check("side_by_side", frozenset({MERGE, ACCOUNT_MERGE}), None, _side_by_side,
           refuses=(Example(merge_claim("Mika proposes a May launch / the supplier is late", (MAY, LATE), None),

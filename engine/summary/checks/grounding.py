@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
-from precis.engine.summary.alignment import PartIndex
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -17,9 +16,10 @@ from precis.engine.summary.checks import (
     Example,
     heading_claim,
     merge_claim,
-    rewording_claim,
 )
-from precis.engine.summary.checks.names import REPORTING
+from precis.engine.summary.checks import line_example as _line
+from precis.engine.summary.checks import note_example as _note
+from precis.engine.summary.checks.names import MEETING, REPORTING, STORY
 from precis.engine.summary.evidence import cjk_bigrams, content_words, numbers_held, point_supported
 
 # Share of a written sentence's units (content words, numbers; Japanese character bigrams) that its references
@@ -119,19 +119,6 @@ def _heading_unsupported(claim: Claim) -> str | None:
     return None
 
 
-def _claim(text: str, part: str, **kw) -> Claim:
-    return Claim(text, part, PartIndex(part).align(text), **kw)
-
-
-def _note(point: str, sentence: str, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence, language)
-
-
-STORY = ("Maitland stirred, came half awake, and opened his eyes. The room was dark except where moonlight fell on "
-         "the foot of his bed. This wasn't his room! A man and a woman were coming toward him up the hill. "
-         "\"My name is Swarts. I want to give you some psychological tests.\"")
-MEETING = ("Project Manager: So we go round each of you in turn. Industrial Designer: The chip is cheap, about "
-           "twelve euros, and a kinetic battery costs 3 euros more.\nMarketing: I think we should have an L_C_D.")
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
 PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
         "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n")
@@ -140,12 +127,12 @@ TITANIUM = (("Marketing proposes a titanium case for the remote", "we could do t
 
 CHECKS = (
     Check("unsupported", frozenset({ACCOUNT_LINE}), None, _unsupported,
-          refuses=(Example(_claim("The crew repairs the engine while the passengers bail water.", STORY),
+          refuses=(Example(_line("The crew repairs the engine while the passengers bail water.", STORY),
                            "a line of nothing the part says"),
-                   Example(_claim("Marketing presents the options for the new delivery van.", MEETING),
+                   Example(_line("Marketing presents the options for the new delivery van.", MEETING),
                            "the worked example's van, in a meeting on remote controls (development run)")),
-          passes=(Example(_claim("Maitland wakes in a room that is not his.", STORY), "said in other words"),
-                  Example(_claim("Swarts introduces himself and wants to give Maitland psychological tests.", STORY),
+          passes=(Example(_line("Maitland wakes in a room that is not his.", STORY), "said in other words"),
+                  Example(_line("Swarts introduces himself and wants to give Maitland psychological tests.", STORY),
                           "two sentences joined"))),
     Check("words_not_held", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), None, _words_not_held,
           refuses=(Example(_note("The LCD costs 15 euros", PART), "a changed number"),
@@ -197,9 +184,9 @@ CHECKS = (
                                 "Industrial Designer: you can get the buttons printed in any colour you want to ,"),
                           "want to ends a sentence"))),
     Check("example_leak", frozenset({ACCOUNT_LINE}), None, _example_leak,
-          refuses=(Example(_claim("Maitland waits two days in port before the ferry leaves.", STORY, example=EXAMPLE),
+          refuses=(Example(_line("Maitland waits two days in port before the ferry leaves.", STORY, example=EXAMPLE),
                            "the worked example's ferry told of a story's part (development run)"),),
-          passes=(Example(_claim("Maitland wakes in a dark room that is not his.", STORY, example=EXAMPLE),
+          passes=(Example(_line("Maitland wakes in a dark room that is not his.", STORY, example=EXAMPLE),
                           "no word of the example's"),)),
     Check("heading_unsupported", frozenset({HEADING}), None, _heading_unsupported,
           refuses=(Example(heading_claim("Quarterly earnings outlook", TITANIUM, None), "none of its notes' words"),

@@ -12,8 +12,8 @@ from precis.engine.summary.checks import (
     Example,
     heading_claim,
     merge_claim,
-    rewording_claim,
 )
+from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.language import wrong_language
 
 
@@ -34,10 +34,6 @@ def _heading_language(claim: Claim) -> str | None:
     if wrong_language(claim.text, claim.evidence, claim.language) or (_cjk(claim.text) and not _cjk(claim.evidence)):
         return f"not in {claim.language or 'the language of its notes'}"
     return None
-
-
-def _note(point: str, sentence: str, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence, language)
 
 
 COMMIT = "Windows のビルドにアーキテクチャを追加する"

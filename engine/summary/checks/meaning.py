@@ -6,7 +6,12 @@ import functools
 import re
 
 from precis.engine.summary.alignment import PartIndex, said_units, source_sentences, units
-from precis.engine.summary.checks import ACCOUNT_LINE, Check, Claim, Example
+from precis.engine.summary.checks import (
+    ACCOUNT_LINE,
+    Check,
+    Claim,
+    Example,
+)
 from precis.engine.summary.evidence import STOPWORDS, _stem
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")

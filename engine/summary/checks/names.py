@@ -6,7 +6,6 @@ import re
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX
 from precis.engine.prompts.notes import EXAMPLE_NAMES
-from precis.engine.summary.alignment import PartIndex
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -17,8 +16,9 @@ from precis.engine.summary.checks import (
     Claim,
     Example,
     merge_claim,
-    rewording_claim,
 )
+from precis.engine.summary.checks import line_example as _line
+from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.evidence import STOPWORDS, numbers_held
 
 
@@ -105,14 +105,6 @@ def _reporter(claim: Claim) -> str | None:
     return f"leaves out who its sentence says said it: {', '.join(dropped)}" if dropped else None
 
 
-def _claim(text: str, part: str, **kw) -> Claim:
-    return Claim(text, part, PartIndex(part).align(text), **kw)
-
-
-def _note(point: str, sentence: str, part: str | None = None, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence if part is None else part, language)
-
-
 STORY = ("Maitland stirred, came half awake, and opened his eyes. The room was dark except where moonlight fell on "
          "the foot of his bed. This wasn't his room! A man and a woman were coming toward him up the hill. "
          "\"My name is Swarts. I want to give you some psychological tests.\"")
@@ -127,14 +119,14 @@ LATE = ("Mika says the supplier cannot deliver the cases before May",) * 2
 
 CHECKS = (
     Check("numbers", frozenset({ACCOUNT_LINE}), None, _numbers,
-          refuses=(Example(_claim("The Industrial Designer says the chip costs 15 euros.", MEETING),
+          refuses=(Example(_line("The Industrial Designer says the chip costs 15 euros.", MEETING),
                            "a changed figure"),),
-          passes=(Example(_claim("The Industrial Designer says a kinetic battery costs 3 euros more.", MEETING),
+          passes=(Example(_line("The Industrial Designer says a kinetic battery costs 3 euros more.", MEETING),
                           "the part's own figure"),
-                  Example(_claim("The chip costs about 12 euros.", MEETING), "twelve written in digits"))),
+                  Example(_line("The chip costs about 12 euros.", MEETING), "twelve written in digits"))),
     Check("invented_names", frozenset({ACCOUNT_LINE}), frozenset({EN}), _names,
-          refuses=(Example(_claim("Maitland meets Doctor Kessler in the room.", STORY), "a name no one wrote"),),
-          passes=(Example(_claim("Maitland meets Swarts and Ching.", STORY, known_names=("Ching",)),
+          refuses=(Example(_line("Maitland meets Doctor Kessler in the room.", STORY), "a name no one wrote"),),
+          passes=(Example(_line("Maitland meets Swarts and Ching.", STORY, known_names=("Ching",)),
                           "Ching was named in an earlier part"),)),
     Check("name_not_in_part", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), None, _not_in_part,
           refuses=(Example(_note("Ben invests in brands for consumers", BRANDS),

@@ -13,9 +13,10 @@ from precis.engine.summary.checks import (
     Check,
     Claim,
     Example,
+    against_rests_on,
     merge_claim,
-    rewording_claim,
 )
+from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.evidence import content_words
 
 # A rewording that says the opposite of its sentence passes the word checks: "not" and "no" are stop
@@ -101,22 +102,12 @@ def negation_dropped(point: str, source: str) -> bool:
     return False
 
 
-def _dropped(claim: Claim) -> str | None:
-    if negation_dropped(claim.text, claim.rests_on):
-        return "says un-negated what its sentence negates"
-    return None
-
-
 MARS = ("Bruce invited them in. Jacobs' thin face frowned slyly at Bruce. \"We all know you killed Lieutenant "
         "Doran,\" Terrence said. Swarts answered every question Maitland asked.")
 
 
 def _line(text: str, part: str = MARS) -> Claim:
     return Claim(text, part, PartIndex(part).align(text))
-
-
-def _note(point: str, sentence: str, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence, language)
 
 
 def _merge(merged: str, a: str, b: str) -> Claim:
@@ -181,7 +172,8 @@ CHECKS = (
                           "a negation dropped, said another way: not this check's"),
                   Example(_note("The case won't be yellow", "We decided the case will not be yellow."),
                           "the same negation in another form"))),
-    Check("negation_dropped", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), frozenset({EN}), _dropped,
+    Check("negation_dropped", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), frozenset({EN}),
+          against_rests_on(negation_dropped, "says un-negated what its sentence negates"),
           refuses=tuple(Example(_note(point, sentence), "what its sentence negates, said un-negated (development "
                                                         "runs)") for sentence, point in INVERTED)
           + (Example(_merge("Mika proposes a May launch as the supplier delivers the cases before May",

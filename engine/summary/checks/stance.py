@@ -11,11 +11,11 @@ from precis.engine.summary.checks import (
     MERGE,
     REWORDING,
     Check,
-    Claim,
     Example,
+    against_rests_on,
     merge_claim,
-    rewording_claim,
 )
+from precis.engine.summary.checks import note_example as _note
 
 # A guess said as a fact: "My hypothesis: the period code compares a naive datetime with an aware one
 # after normalising one side ..." became "Orin normalizes the datetime before comparing it with an aware
@@ -40,10 +40,6 @@ def hedge_dropped(point: str, source: str) -> bool:
     return bool(_HEDGE.search(source)) and not _STANCE.search(point)
 
 
-def _hedge(claim: Claim) -> str | None:
-    return "states flat what its sentence only guesses" if hedge_dropped(claim.text, claim.rests_on) else None
-
-
 # A question said as a statement: "Do you think these pens can give you cancer of the hand ?" became
 # "Pens could cause cancer of the hand", "What if you get a response two or three months from now ?"
 # "Industrial Designer suggests waiting for a response two to three months", "Any new ideas with regard to
@@ -66,10 +62,6 @@ def question_dropped(point: str, source: str) -> bool:
     if not asked.endswith("?") or _QUESTION_TAG.search(asked) or is_exchange(asked):
         return False
     return not _ASKED.search(point)
-
-
-def _question(claim: Claim) -> str | None:
-    return "says as a statement what its sentence asks" if question_dropped(claim.text, claim.rests_on) else None
 
 
 # A statement reported as a proposal: "Um and we've got a rubber skin material basically throughout ." became
@@ -105,12 +97,6 @@ def proposal_invented(point: str, source: str) -> bool:
     return bool(_PROPOSED.search(point)) and not _PROPOSAL_WORD.search(source)
 
 
-def _proposal(claim: Claim) -> str | None:
-    if proposal_invented(claim.text, claim.rests_on):
-        return "reports as a proposal what its sentence states"
-    return None
-
-
 # The verb a note proposes with, and what says the same without proposing: "suggests that X" / "suggests the
 # theme doesn't fit" say ("says ..."), "suggests using X" / "suggests double curved surfaces" mention, "advises
 # against X" speaks against. Refused for its verb alone, a rewording lost its fact: on a development meeting
@@ -144,10 +130,6 @@ def plainly_said(point: str) -> str:
     return point[:m.start()] + plain + point[m.end():]
 
 
-def _note(point: str, sentence: str, language: str | None = None) -> Claim:
-    return rewording_claim(point, sentence, sentence, sentence, language)
-
-
 GUESS = ("My hypothesis: the period code compares a naive datetime with an aware one after normalising one side "
          "with the machine's local zone.")
 CURVED = "So probably double curved surface is the way to go , yeah , ."
@@ -158,7 +140,8 @@ ROUTE = "都民の安全を顧みず、羽田新飛行ルートを推進して�
 DECIDED = "**レビュー指摘の反映**: 衝突リスクがあるため、実装では SHA-256 ハッシュを使用します。"
 
 CHECKS = (
-    Check("hedge_dropped", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), frozenset({EN}), _hedge,
+    Check("hedge_dropped", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), frozenset({EN}),
+          against_rests_on(hedge_dropped, "states flat what its sentence only guesses"),
           refuses=(Example(_note("Orin normalizes the datetime before comparing it with an aware one.", GUESS),
                            "a hypothesis said as a fact (the sample day)"),
                    Example(_note("Orin mentions that comparing naive datetime with aware one requires normalizing "
@@ -188,7 +171,8 @@ CHECKS = (
                                       (("Mika proposes moving the launch of the remote to the summer",) * 2,
                                        ("Mika thinks the supplier might deliver the cases late",) * 2), None),
                           "a merge that keeps the stance"))),
-    Check("question_dropped", frozenset({REWORDING}), frozenset({EN}), _question,
+    Check("question_dropped", frozenset({REWORDING}), frozenset({EN}),
+          against_rests_on(question_dropped, "says as a statement what its sentence asks"),
           refuses=(Example(_note("Project Manager: Pens could cause cancer of the hand", PENS),
                            "a question turned into a claim (development meeting)"),
                    Example(_note("Industrial Designer suggests waiting for a response two to three months",
@@ -213,7 +197,8 @@ CHECKS = (
                   Example(_note("Jenny Kwan wants the care homes named", "Ms. Jenny Kwan (Vancouver East, NDP): Four "
                                 "homes . / Hon. Patty Hajdu (Minister of Health): Which homes ?"),
                           "a parliament's exchange, told by its labels"))),
-    Check("proposal_invented", frozenset({REWORDING}), None, _proposal,
+    Check("proposal_invented", frozenset({REWORDING}), None,
+          against_rests_on(proposal_invented, "reports as a proposal what its sentence states"),
           refuses=(Example(_note("Project Manager proposes using rubber skin material throughout the project",
                                  "Project Manager: Um and we've got a rubber skin material basically throughout ."),
                            "a statement reported as a proposal (development meeting)"),
