@@ -39,6 +39,9 @@ class RoundRecord:
     notes_kept: int = 0             # notes rounds: verified notes kept (write rounds: lines linked)
     notes_unsupported: int = 0      # rewordings (compaction: merges) refused by their checks, counted
     notes_repeats: int = 0
+    # notes and compaction rounds: the refused rewordings (merges) by the names of the checks that refused them
+    # (engine.summary.checks), an answer counted once under each: run.json says why rewordings were refused
+    refused_by: dict[str, int] = field(default_factory=dict)
     # account rounds: each line its checks refused, with the names of the checks ({"text", "checks", "reasons",
     # "kept_instead": the second ask's line, or ""}): run.json says why every line was refused
     refused: list[dict] = field(default_factory=list)

@@ -61,9 +61,14 @@ class RunReport:
         """What verification kept and dropped over the run (the hallucination guard, in numbers)."""
         rounds = [r for r in self.rounds if r.kind != "write"]
         written = [r for r in self.rounds if r.kind == "write"]
+        refused_by: dict[str, int] = {}
+        for r in rounds:
+            for name, count in r.refused_by.items():
+                refused_by[name] = refused_by.get(name, 0) + count
         return {"kept": sum(r.notes_kept for r in rounds), "unsupported": sum(r.notes_unsupported for r in rounds),
                 "repeats": sum(r.notes_repeats for r in rounds),
-                "written_lines_linked": sum(r.notes_kept for r in written)}
+                "written_lines_linked": sum(r.notes_kept for r in written),
+                "refused_by": dict(sorted(refused_by.items(), key=lambda kv: (-kv[1], kv[0])))}
 
     @property
     def salvaged_rounds(self) -> int:

@@ -16,25 +16,18 @@ speakers' notes together (refused: not shorter), and hands Japanese commit messa
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, reading_chars_for
 from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, reword_grammar
-from precis.engine.summary.evidence import (
-    Note,
-    hedge_dropped,
-    negation_dropped,
-    negation_invented,
-    point_supported,
-)
-from precis.engine.summary.language import wrong_language
-from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, invented_names, numbered_answers
+from precis.engine.summary.checks import ACCOUNT_MERGE, MERGE, judge, merge_claim
+from precis.engine.summary.checks.form import SENTENCE_END
+from precis.engine.summary.evidence import Note
+from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, count_refusals, numbered_answers
 from precis.engine.summary.salience import units_of
 
 MAX_COMPACTION_ROUNDS = 3
-MERGED_MAX_SHARE = 0.9          # a merge is at most this share of its two notes' length
 MIN_SHARED_UNITS = 1            # neighbours that share no word are not "related": left apart
 
 
@@ -66,7 +59,7 @@ class Bullet:
 
 
 CUT_MARGIN_CHARS = 10          # a merge this near the grammar's bound without its full stop was cut there
-_SENTENCE_END = re.compile(r"[.!?。！？][\"”’」)]?\s*$")
+
 
 def bullets_of(notes: list[Note]) -> list[Bullet]:
     return [Bullet(n.point.strip(), (n,)) for n in notes]
@@ -100,34 +93,13 @@ def pairs_to_merge(bullets: list[Bullet], excess_chars: int, tried: set[tuple[in
 
 
 def merge_problems(merged: str, a: Bullet, b: Bullet, language: str | None, whole_sentence: bool = False) -> list[str]:
-    """What is wrong with ``merged`` as the one note saying both ``a`` and ``b`` (nothing: []);
-    ``whole_sentence``: it must end as a sentence ends (the account's prose, not a note's bullet)."""
-    source = f"{a.point} {b.point} {a.quote} {b.quote}"
-    problems = []
-    if " / " in merged:
-        problems.append("side_by_side")                  # the pair as shown, "a / b", handed back
-    if merged and whole_sentence and not _SENTENCE_END.search(merged):
-        problems.append("cut_off")                       # a sentence without its end ("... looking at remote cont")
-    if not merged or not point_supported(merged, source):
-        problems.append("unsupported")                   # a number or most words neither note holds
-    if merged and negation_invented(merged, source):
-        problems.append("negation_invented")             # says the opposite of what the notes say
-    if merged and negation_dropped(merged, f"{a.point} {b.point}"):
-        problems.append("negation_dropped")              # ... or what a note negates, un-negated
-    if merged and hedge_dropped(merged, f"{a.point} {b.point}"):
-        problems.append("hedge_dropped")                 # ... or a note's guess as a fact
-    if not units_of(merged) & units_of(a.point + " " + a.quote) or \
-            not units_of(merged) & units_of(b.point + " " + b.quote):
-        problems.append("dropped_note")                  # says one of the two only
-    if len(merged) > MERGED_MAX_SHARE * (len(a.point) + len(b.point)):
-        problems.append("not_shorter")                   # the two side by side: nothing compacted
-    if len(merged) >= POINT_CHARS[1] - 1:
-        problems.append("truncated")                     # stopped by the grammar mid-sentence ("... and jog")
-    if invented_names(merged, source):
-        problems.append("invented_name")
-    if wrong_language(merged, a.point + " " + b.point, language):
-        problems.append("wrong_language")
-    return problems
+    """The names of the checks (engine.summary.checks, kind MERGE) that refuse ``merged`` as the one note saying
+    both ``a`` and ``b`` (nothing: []): the pair handed back side by side, a number or most words neither note
+    nor its quote holds, a negation or a guess turned around, one note dropped, not shorter than the two, cut
+    at the grammar's bound, a name neither holds, another language. ``whole_sentence``: it must also end as a
+    sentence ends (the account's prose, kind ACCOUNT_MERGE, not a note's bullet)."""
+    claim = merge_claim(merged, ((a.point, a.quote), (b.point, b.quote)), language)
+    return judge(claim, ACCOUNT_MERGE if whole_sentence else MERGE).names
 
 
 @dataclass
@@ -136,6 +108,7 @@ class Compacted:
     results: list
     merged: int = 0
     refused: int = 0
+    refused_by: dict[str, int] = field(default_factory=dict)   # the refused merges by the checks that refused them
 
 
 def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], total: int, language: str | None,
@@ -158,12 +131,14 @@ def compact_round(ctx, index: int, bullets: list[Bullet], positions: list[int], 
         replies = numbered_answers(result, len(batch))      # a line cut by the token budget is no merge
         for number, i in enumerate(batch, 1):
             merged = replies[number - 1]
-            if whole_sentence and merged and not _SENTENCE_END.search(merged) and \
+            if whole_sentence and merged and not SENTENCE_END.search(merged) and \
                     len(merged) < POINT_CHARS[1] - CUT_MARGIN_CHARS:
                 merged = merged.rstrip(" ,;:") + "."      # a whole clause the grammar let end without its stop
-            if merge_problems(merged, bullets[i], bullets[i + 1], layout.language, whole_sentence):
+            problems = merge_problems(merged, bullets[i], bullets[i + 1], layout.language, whole_sentence)
+            if problems:
                 tried.add((bullets[i].id, bullets[i + 1].id))
                 out.refused += 1
+                count_refusals(out.refused_by, problems)
             else:
                 merged_at[i] = merged
     compacted, skip = [], False

@@ -20,14 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX
 from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.prompts.notes import HEADING_CHARS, NotesLayout, heading_grammar
+from precis.engine.summary.checks import HEADING, heading_claim, judge
 from precis.engine.summary.compaction import Bullet
-from precis.engine.summary.evidence import Note, cjk_bigrams, content_words, numbers_held
-from precis.engine.summary.language import is_japanese, wrong_language
+from precis.engine.summary.evidence import Note
+from precis.engine.summary.language import is_japanese
 from precis.engine.summary.notes_extraction import first_sentence
 from precis.engine.summary.scaffold import strip_scaffold
 from precis.engine.summary.summary_shape import section_lines, todo_lines
@@ -65,11 +66,6 @@ def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
     if is_japanese(language):
         return f"## パート {first}" if first == last else f"## パート {first}〜{last}"
     return f"## Part {first}" if first == last else f"## Parts {first} to {last}"
-
-
-def _words_and_bigrams(text: str) -> set[str]:
-    """Both, whatever the script: a Japanese log's notes name "SDL" and "Windows" in Latin letters."""
-    return content_words(text) | cjk_bigrams(text)
 
 
 def _cjk(text: str) -> bool:
@@ -148,35 +144,15 @@ def heading_problems(reply: str, notes: list[Bullet] | list[Note], language: str
     if heading != match.group(1).strip(" #*:.。"):
         heading = " ".join(_without_dangling(heading.split())).rstrip(" ,;:-")     # cut: never on "and", "vs"
     heading = shorter_heading(heading)
-    source = " ".join(n.point + " " + n.quote for n in notes)
-    problems = []
-    if not HEADING_CHARS[0] <= len(heading) <= HEADING_CHARS[1]:
-        problems.append("length")
-    if not _words_and_bigrams(heading) & _words_and_bigrams(source) or not numbers_held(heading, source):
-        problems.append("unsupported")       # none of its notes' words, or a number they do not hold: invented
-    if heading.endswith("?"):
-        problems.append("question")
-    if heading.lower() in _speakers(notes):
-        problems.append("speaker")           # a name, not a topic: the bundled SmolLM2's "## Industrial Designer"
-    if wrong_language(heading, source, language) or (_cjk(heading) and not _cjk(source)):
-        problems.append("wrong_language")
-    return heading, problems
+    claim = heading_claim(heading, tuple((n.point, n.quote) for n in notes), language)
+    # the checks' names without "heading_": the round's flags are "heading_" + each problem
+    return heading, [name.removeprefix("heading_") for name in judge(claim, HEADING).names]
 
 
 def _headed(notes: list[Bullet]) -> list[tuple[int, str]]:
     """The notes as the heading call sees them: what was said, without who said it (shown "Industrial
     Designer: A scroll wheel needs the advanced chip", the bundled SmolLM2 headed the section by the name)."""
     return [(n.id, SPEAKER_PREFIX.sub("", n.point)) for n in notes]
-
-
-def _speakers(notes: list[Bullet] | list[Note]) -> set[str]:
-    """Who said the notes' sentences, by their labels ("Industrial Designer", "Orin" of "[09:07] Orin:")."""
-    found = set()
-    for n in notes:
-        label = SPEAKER_PREFIX.match(n.quote)
-        if label:
-            found.add(speaker_name(speaker_of(label.group(0))).lower())
-    return found
 
 
 def commit_days_heading(notes: list[Bullet], days: dict[int, str], language: str | None = None) -> str:

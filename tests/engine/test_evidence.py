@@ -1,4 +1,5 @@
-"""Points held to their sentence, repeats, scaffolding, language, the notes' grammars."""
+"""Points held to their sentence, repeats, scaffolding, language, the notes' grammars. Each named check's own
+cases are its examples in the registry (tests/engine/test_checks.py); these are how the pieces meet."""
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -10,285 +11,39 @@ from precis.engine.prompts.notes import (
     restate_grammar,
     reword_grammar,
 )
-from precis.engine.summary.evidence import (
-    Note,
-    condition_swapped,
-    hedge_dropped,
-    is_repeat,
-    negation_dropped,
-    negation_invented,
-    normalise,
-    numbers_held,
-    plainly_said,
-    point_supported,
-    proposal_invented,
-    qualifier_dropped,
-    question_dropped,
-    reason_invented,
-    spelled_numbers,
-)
+from precis.engine.summary.checks import REWORDING, judge, rewording_claim
+from precis.engine.summary.checks.grounding import broken_off
+from precis.engine.summary.checks.negation import INVERTED
+from precis.engine.summary.checks.stance import plainly_said, proposal_invented
+from precis.engine.summary.evidence import Note, is_repeat, normalise, numbers_held, point_supported, spelled_numbers
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import (
-    broken_off,
-    cased_as_shown,
-    completes_broken_off,
-    first_sentence,
-    invented_names,
-    numbered_answers,
-    reporters_dropped,
-    says_twice,
-    unfinished,
-)
+from precis.engine.summary.notes_extraction import cased_as_shown, first_sentence, numbered_answers
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
-PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
-        "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n"
-        "Industrial Designer: I will send the drawings by Friday .\n")
+
+def _judged(point: str, sentence: str, language: str | None = None) -> set[str]:
+    return set(judge(rewording_claim(point, sentence, sentence, sentence, language), REWORDING).names)
 
 
-def test_points_must_keep_the_parts_numbers_and_words():
-    assert point_supported("The team chose a wind dynamo over the hand dynamo", PART)
-    assert not point_supported("The LCD costs 15 euros", PART)                 # a changed number
-    assert not point_supported("Revenue rose sharply in the third quarter", PART)   # nothing of the part
-
-
-
-def test_a_japanese_point_with_latin_words_is_checked_by_its_japanese_too():
-    quote = "レビュー指摘の SHA-256 ハッシュキーを反映済み。"
-    assert point_supported("SHA-256 のハッシュキーをレビュー指摘どおり反映", quote)
-    # what the 1.5B model ran on with: its Latin words are the quote's, its Japanese is not
-    assert not point_supported("SHA-256 ハッシュキーは main リポジトリで作成されたブランチに追加され、新しいデータが保存されます",
-                               quote)
-
-
-def test_a_rewording_may_not_bring_in_a_negation_its_sentence_does_not_make():
-    # what the 1.5B model made of a development session's sentence: every word its own, the sense inverted
-    sentence = "出力も完全に一致しており透過性も問題なし。"
-    assert point_supported("出力と完全一致、透過性なし", sentence)             # the word checks let it through
-    assert negation_invented("出力と完全一致、透過性なし", sentence)
-    assert not negation_invented("出力は完全一致し、透明性も問題なし", sentence)   # what it says now
-    assert not negation_invented("問題なし", "テストは全 pass、問題ありません。")    # the polite form said plainly
-    assert not negation_invented("エラー結果はキャッシュしない", "エラー結果をキャッシュしません。")
-    assert not negation_invented("キャッシュを使わない", "キャッシュを使いません。")    # another verb stem, negated
-    assert negation_invented("キャッシュを使わない", "キャッシュを使います。")
-    assert negation_invented("不要なファイルを削除", "必要なファイルを削除しました。")
-    assert not negation_invented("未実装の機能", "その機能はまだ実装していない。")
-    assert negation_invented("The team did not choose the yellow case", "The team chose the yellow case.")
-    assert negation_invented("The remote has no screen", "The remote has a small screen.")
-    # a negation dropped is mostly the same thing said another way: not refused
-    assert not negation_invented("The PM would include them at a reasonable cost",
-                                 "I think if we can include them at not too much extra cost, then I'd put them in,")
-    assert not negation_invented("The case won't be yellow", "We decided the case will not be yellow.")
-
-
-# The 1.5B model's rewordings in development runs, as it wrote them (engine/summary/evidence.py, above
-# NEGATED_SCOPE_WORDS): what a sentence negated, said un-negated, and the same negation said another way.
-INVERTED = [
-    ("Mika: Morning. Priya says 13 goes out of support and she does not want to run an unsupported major on the "
-     "billing cluster past the end of the year.",
-     "Mika proposes moving the billing cluster past the end of the year due to a lack of support for 13"),
-    ("Marketing: 'Cause you don't tend to get flat vegetables .", "Marketing states vegetables are flat"),
-    ("Industrial Designer: So if if we use uh latex cases , they won't allow us to use solar cells , as an energy "
-     "source that is the constraint ,", "Industrial Designer suggests using latex cases instead of solar cells"),
-    ("User Interface: without titanium alloy , it's going to be light .",
-     "User Interface suggests using titanium alloy for a lightweight UI"),
-    ("User Interface: because it's uh otherwise people don't want to flip through all the channels .",
-     "User Interface discusses flipping through channels with rubber construction"),
-]
-SAID_OTHERWISE = [
-    ("Industrial Designer: I'm not sure it'll be a good idea to construct the whole thing out of rubber .",
-     "Industrial Designer expresses uncertainty about rubber construction idea."),
-    ("User Interface: N wood is I can't n how do you uh I mean you can't keep it really small uh",
-     "User Interface: N wood is hard to keep small, they suggest channel numbers"),
-    ("User Interface: Yeah , but you um I think for for the channel numb uh channel numbers you still need them , "
-     "wouldn't you ?", "User Interface: Yes, but you still need channel numbers for the channel numbering system"),
-    ("Marketing: Depends how fast your television runs , really , don't don't you think ?",
-     "Marketing asks if the television runs fast enough"),
-    ("Project Manager: I think if we can include them at not too much extra cost , then I'd put them in ,",
-     "The PM would include them at a reasonable cost"),
-    ("We decided the case will not be yellow.", "The case won't be yellow"),
-]
-
-
-def test_a_rewording_may_not_say_un_negated_what_its_sentence_negates():
+def test_the_word_checks_let_an_inverted_rewording_through_and_negation_dropped_refuses_it():
+    """Each of the 1.5B model's inversions keeps its sentence's numbers and most of its words, and brings in no
+    negation: only the check for a negation dropped sees it (engine.summary.checks.negation)."""
     for sentence, point in INVERTED:
-        assert point_supported(point, sentence), point       # the word checks let each through
-        assert not negation_invented(point, sentence)        # ... and so did the check for a negation brought in
-        assert negation_dropped(point, sentence), point
-    for sentence, point in SAID_OTHERWISE:
-        assert not negation_dropped(point, sentence), point
+        refused = _judged(point, sentence)
+        assert point_supported(point, sentence) and "words_not_held" not in refused, point
+        assert "negation_invented" not in refused and "negation_dropped" in refused, point
 
 
-def test_a_rewording_may_not_turn_its_sentences_condition_around():
-    sentence = ("If rsync fails for any reason, the fallback is pg_basebackup from the new primary, which at the "
-                "measured 380 MB/s takes about 19 minutes for 418 GB per replica.")
-    swapped = "Orin suggests using rsync as a fallback if pg_basebackup fails, taking about 19 minutes for 418 GB per replica"
-    assert point_supported(swapped, sentence) and condition_swapped(swapped, sentence)
-    assert not condition_swapped("Orin: pg_basebackup is the fallback if rsync fails, about 19 minutes per replica",
-                                 sentence)
-    assert not condition_swapped("A fallback to pg_basebackup takes about 19 minutes per replica", sentence)
-    # the condition said first or last, with the same words on each side: as its sentence says it
-    good = "Marketing: so it's quite good if you like searching quite a lot of stuff ."
-    assert not condition_swapped("Marketing states it's quite good for searching if you like searching a lot", good)
-    assert not condition_swapped("If he cooperates, Ching will answer questions",
-                                 "If you'll cooperate, I'll tell Ching to answer your questions.")
-
-
-def test_a_japanese_rewording_may_not_say_proposes_or_should_of_what_its_sentence_states():
-    # the 1.5B model's rewordings of a development assembly's minutes and a day with an assistant
-    stated = "都民の安全を顧みず、羽田新飛行ルートを推進している国の責任は重大です。"
-    assert point_supported("羽田新飛行ルートの推進は国が安全を顧みずにすべきです。", stated)
-    assert proposal_invented("羽田新飛行ルートの推進は国が安全を顧みずにすべきです。", stated)
-    assert not proposal_invented("国は都民の安全を顧みず羽田新飛行ルートを推進している", stated)
-    decided = "**レビュー指摘の反映**: 衝突リスクがあるため、実装では SHA-256 ハッシュを使用します。"
-    assert proposal_invented("レビュー指摘の反映は SHA-256 ハッシュを使用する設計を提案", decided)
-    assert not proposal_invented("実装では SHA-256 ハッシュを使用", decided)
-    # a sentence that proposes, asks or needs may be noted as a proposal
-    for proposing in ("キャッシュには SHA-256 ハッシュを使う方が安全です。", "SHA-256 ハッシュを使いませんか？",
-                      "キャッシュキーは SHA-256 ハッシュにする必要があります。"):
-        assert not proposal_invented("SHA-256 ハッシュの使用を提案", proposing), proposing
-
-
-def test_a_rewording_may_not_give_a_reason_its_sentence_does_not():
-    sentence = "User Interface: Then I'd put the LCD next to the wheel."      # the bundled SmolLM2's note of it
-    invented = "User Interface proposes putting the LCD next to the wheel because it's a new design."
-    assert reason_invented(invented, sentence)
-    assert not reason_invented("User Interface would put the LCD next to the wheel.", sentence)
-    # the 1.5B model's causes, each said by its sentence in other words
-    for point, said in (("Industrial Designer mentions frequent use of email buttons due to boredom.",
-                         "Industrial Designer: I find myself hitting the send and receive button on the email a lot , "
-                         "just out of boredom ,"),
-                        ("Half of the contacts with Childline are due to COVID-19",
-                         "And, actually, about 50 per cent of contact with Childline at the moment is to do with "
-                         "COVID-19."),
-                        ("Grad A: Because the SUN blades are hard drives, they take up space",
-                         "Cuz the SUN uh , these SUN - Blades take commodity hard drives .")):
-        assert not reason_invented(point, said), point
-
-
-def test_a_rewording_may_not_give_a_parenthesised_earlier_or_planned_value_as_the_sentences_own():
-    sentence = "**Hypothesis 1**: キャッシュヒット時 <100ms (現状 1-3 秒)"
-    assert point_supported("キャッシュヒット時 1-3 秒の遅延", sentence)           # every word is the sentence's
-    assert qualifier_dropped("キャッシュヒット時 1-3 秒の遅延", sentence)
-    assert not qualifier_dropped("キャッシュヒット時は 100ms 未満、現状は 1-3 秒", sentence)
-    assert not qualifier_dropped("キャッシュヒット時 <100ms を目指す", sentence)
-    revenue = "Revenue was $4.2 million (last year $3.1 million)."
-    assert qualifier_dropped("Revenue was $3.1 million", revenue)
-    assert not qualifier_dropped("Revenue was $4.2 million, up from $3.1 million last year", revenue)
-    # a parenthesis that only adds detail: nothing to leave out
-    assert not qualifier_dropped("The tax loss was $4 billion", "We incurred a tax loss (approximately $4 billion).")
-    assert not qualifier_dropped("The store has 6 tests", "`store_test.go` (6 tests, SHA-256 keys)")
-
-
-def test_a_rewording_may_not_state_flat_what_its_sentence_only_guesses():
-    guess = ("My hypothesis: the period code compares a naive datetime with an aware one after normalising one "
-             "side with the machine's local zone.")
-    assert hedge_dropped("Orin normalizes the datetime before comparing it with an aware one.", guess)
-    assert hedge_dropped("Orin mentions that comparing naive datetime with aware one requires normalizing one side",
-                         guess)                                   # who says it is no stance
-    assert not hedge_dropped("Orin suspects the period code compares a naive datetime with an aware one", guess)
-    assert hedge_dropped("Industrial Designer explains double curved surfaces as the constraint",
-                         "So probably double curved surface is the way to go , yeah , .")
-    assert not hedge_dropped("Industrial Designer favours a double curved surface",
-                             "So probably double curved surface is the way to go , yeah , .")
-    assert not hedge_dropped("The team chose a double curved surface", "We chose a double curved surface .")
-    # a month is no stance: "May" in capitals does not keep the guess
-    assert hedge_dropped("The supplier delivers the cases in May", "I think the supplier delivers the cases in May .")
-    assert not hedge_dropped("The supplier may deliver the cases in May",
-                             "I think the supplier delivers the cases in May .")
-
-
-def test_a_note_of_an_utterance_broken_off_may_not_make_up_its_end():
-    # the 1.5B model's rewordings of development meetings' interrupted turns, as it wrote them
-    made_up = [
-        ("Project Manager: 'Cause we can't remove the push buttons 'cause they're",
-         "Project Manager states they can't remove push buttons due to their importance"),
-        ("Project Manager: um and we can't get rid of the uh I mean removing the",
-         "Project Manager suggests removing the unnecessary item."),
-        ("Industrial Designer: and since we're having L_C_D_s there there's no way that we're will be able to",
-         "Industrial Designer suggests that LCDs will not be able to fit in the wheel"),
-        ("Industrial Designer: the colour of our remote as such , you know , just keep it black , or",
-         "Industrial Designer proposes using case colors instead of remote color")]
-    fair = [
-        ("Industrial Designer: So now we seem to have a consensus that L_C_D_s are definitely the way to go because "
-         "of style and", "Industrial Designer proposes consensus on LCDs because of style and aesthetic."),
-        ("Industrial Designer: Even we can provide many different colours or different fruits , and",
-         "Industrial Designer: We can provide many different colors or fruits")]
-    for quote, point in made_up:
-        assert broken_off(quote) and completes_broken_off(point, quote, quote)
-    for quote, point in fair:
-        assert broken_off(quote) and not completes_broken_off(point, quote, quote)
-    # a finished sentence may be said in other words: the check is for broken-off ones only
-    finished = "Project Manager: We can't remove the push buttons , they're what people use most ."
-    assert not broken_off(finished)
-    assert not completes_broken_off("Project Manager keeps the push buttons due to their importance", finished,
-                                    finished)
-    assert not broken_off("Marketing: I think the push buttons and the rubber case stay in the design um")
-    assert not broken_off("Industrial Designer: you can get the buttons printed in any colour you want to ,")
-
-
-def test_a_question_is_not_said_as_a_claim():
-    # the 1.5B model's rewordings of questions in development runs, as it wrote them
-    said_flat = [
-        ("Project Manager: Do you think these pens can give you cancer of the hand ?",
-         "Project Manager: Pens could cause cancer of the hand"),
-        ("Industrial Designer: What if you get a response two or three months from now ?",
-         "Industrial Designer suggests waiting for a response two to three months"),
-        ("User Interface: Any new ideas with regard to remote control concepts ?",
-         "User Interface proposes remote control concepts"),
-        ("How is life on Mars and Venus, and how long does it take to get to those places?",
-         "Life on Mars and Venus unknown, time to Mars unknown")]
-    for sentence, point in said_flat:
-        assert question_dropped(point, sentence)
-    asked = [("Project Manager: Do you think these pens can give you cancer of the hand ?",
-              "Project Manager doubts pens can cause cancer of the hand"),
-             ("User Interface: Any new ideas with regard to remote control concepts ?",
-              "User Interface asks about remote control concepts"),
-             ("Marketing: Is there enough room for creativity ?", "Marketing wonders whether there is room to create")]
-    for sentence, point in asked:
-        assert not question_dropped(point, sentence)
-    # a question tag asks nothing: the sentence is a statement
-    for sentence in ("User Interface: I think you still need the channel numbers , wouldn't you ?",
-                     "Industrial Designer: the speaker is for the feedback , right ?",
-                     "Project Manager: Plus the design round is still to come huh ?",
-                     '"I really hit a semantic push-button there, didn\'t I?'):
-        assert not question_dropped("The channel numbers and the speaker stay in the design round", sentence)
-    # an exchange whose last turn asks: its note may say what the exchange settled
-    assert not question_dropped("Marketing wants a yellow case", "Marketing: I want it yellow . / Project Manager: "
-                                "Why not ?")
-    # an exchange is told by the transcript's own labels, a parliament's too
-    assert not question_dropped("Jenny Kwan wants the care homes named", "Ms. Jenny Kwan (Vancouver East, NDP): Four "
-                                "homes . / Hon. Patty Hajdu (Minister of Health): Which homes ?")
-
-
-def test_a_statement_is_not_reported_as_a_proposal():
-    # the 1.5B model's rewordings in development runs, as it wrote them
-    made_proposals = [
-        ("Project Manager: Um and we've got a rubber skin material basically throughout .",
-         "Project Manager proposes using rubber skin material throughout the project"),
-        ("So it removes the first silent portion portion of each utterance .",
-         "PhD C proposes removing the first silent portion of each utterance"),
-        ("We've attempted to put an end to these contests altogether.", "They propose ending these contests altogether"),
-        ("Um research shows that they like to have a little L_C_D_ screen on their on their uh zapping uh device .",
-         "Marketing recommends a LCD screen on their zapping device for better user experience")]
-    for sentence, point in made_proposals:
-        assert proposal_invented(point, sentence)
-    # the sentence proposes, wishes, needs, hedges or plans: the note may say so
-    proposed = [
-        ("Marketing: I think you should put more time in the in the design of uh pick up and use , than a manual .",
-         "Marketing suggests adding more design time to the pick-up and use process"),
-        ("Project Manager: Oh , we can put uh a hand dynamo and a battery if you want .",
-         "Project Manager suggests using a hand dynamo and battery"),
-        ("So , I think I will maybe train , like , gender - dependent models .",
-         "PhD C proposes training gender-dependent models"),
-        ("it's very important to first verify if it makes sense , if we have a chance to sell it .",
-         "Marketing suggests verifying that the remote control can sell before producing it")]
-    for sentence, point in proposed:
-        assert not proposal_invented(point, sentence)
-    # a note that reports without proposing is not this check's
-    assert not proposal_invented("PhD C says the silent portion of each utterance is removed",
-                                 "So it removes the first silent portion portion of each utterance .")
+def test_an_utterance_broken_off_is_told_from_a_finished_one():
+    for quote in ("Project Manager: 'Cause we can't remove the push buttons 'cause they're",
+                  "Industrial Designer: Even we can provide many different colours or different fruits , and",
+                  "Industrial Designer: and since we're having L_C_D_s there there's no way that we're will be able to"):
+        assert broken_off(quote), quote
+    for quote in ("Project Manager: We can't remove the push buttons , they're what people use most .",
+                  "Marketing: I think the push buttons and the rubber case stay in the design um",
+                  "Industrial Designer: you can get the buttons printed in any colour you want to ,"):
+        assert not broken_off(quote), quote
 
 
 def test_a_proposal_the_sentence_does_not_make_is_said_plainly_in_its_tense():
@@ -318,33 +73,15 @@ def test_a_name_the_model_miscased_is_spelled_as_the_sentence_spells_it():
     assert cased_as_shown("PHP is used", shown) == "PHP is used"
 
 
-def test_a_rewording_that_says_the_same_words_twice_ran_on():
-    assert says_twice("The volume snapshot is copy-on-write, starting near zero and growing with changed blocks as "
-                      "it grows with changed blocks.")
-    assert not says_twice("The volume snapshot is copy-on-write: it starts near zero and grows with changed blocks.")
-    assert not says_twice("Marketing says it is in the case and it is in the box")      # small words only
-
-
 def test_the_english_checks_pass_a_japanese_rewording_they_cannot_read():
     # an English review quoted in a Japanese session, said in Japanese: its hedge and negation are Japanese
     sentence = "The filename rule might not be one-to-one, so distinct valid targets can overwrite cache entries."
     said = "ファイル名の規則は一対一ではない可能性があり、valid targets が cache entries を上書きしうる"
-    assert not hedge_dropped(said, sentence) and not negation_dropped(said, sentence)
-    assert hedge_dropped("Distinct valid targets overwrite cache entries", sentence)
-    assert not condition_swapped("rsync が失敗したら pg_basebackup を使う", "If rsync fails, the fallback is pg_basebackup.")
-
-
-def test_a_rewording_names_whom_its_sentence_reports():
-    sentence = INVERTED[0][0]
-    assert reporters_dropped(INVERTED[0][1], sentence) == ["Priya"]
-    assert reporters_dropped("Priya wants PostgreSQL 13 off the billing cluster by the end of the year",
-                             sentence) == []
-    assert reporters_dropped("Swarts says to get going.", '"Come on," Swarts said patiently, "let\'s get going.') == []
-    assert reporters_dropped("He agrees", '"Yes," said Jacobs.') == ["Jacobs"]
-    # a speaker's label names the speaker, not someone reported; a role is named by its words
-    assert reporters_dropped("The team keeps the yellow case", "Marketing: We keep the yellow case .") == []
-    assert reporters_dropped("The manager wants a yellow case", "Then Project Manager said it must be yellow.") == []
-    assert reporters_dropped("Everyone agrees", "Everyone says yes.") == []
+    assert not {"hedge_dropped", "negation_dropped"} & _judged(said, sentence, "Japanese")
+    assert "hedge_dropped" in _judged("Distinct valid targets overwrite cache entries", sentence)
+    # the language asked for does not decide it: a Japanese note of an English sentence is read as Japanese
+    assert "condition_swapped" not in _judged("rsync が失敗したら pg_basebackup を使う",
+                                              "If rsync fails, the fallback is pg_basebackup.")
 
 
 @settings(max_examples=60, deadline=None)
@@ -446,20 +183,6 @@ def test_a_transcripts_spelled_numbers_support_a_notes_digits():
     assert not point_supported("Shares were bought back in 2022", "We bought back shares in fiscal '21.")
 
 
-def test_a_point_cut_mid_phrase_left_hanging_or_commented_on_is_unfinished():
-    cut = "On a full-year basis, organic net sales increased materially compared to the previous year, adjusted " \
-          "operating margin rose significantly, and adjusted"
-    assert len(cut) == POINT_CHARS[1] and unfinished(cut)
-    assert not unfinished(cut[:-len(", and adjusted")] + ".") and not unfinished("Organic net sales rose")
-    assert unfinished("Marketing: Because I don't seem to be convinced,")
-    assert unfinished("The commit 81c66d34 corrected the content of a")
-    assert unfinished("Industrial Designer suggests new materials and s (likely referring to strawberries) are mentioned")
-    assert unfinished("JetPack を 4.6 に変更し、")
-    assert not unfinished("Ben prefers a rubber case (titanium costs too much)")
-    assert not unfinished("The remote comes in a banana shape, as agreed")
-    assert not unfinished("SDL を 2.0.20 に上げる")
-
-
 def test_the_grammar_of_a_sentence_asked_alone_ends_with_its_first_sentence():
     from llama_cpp import LlamaGrammar
     gbnf = restate_grammar()
@@ -469,7 +192,7 @@ def test_the_grammar_of_a_sentence_asked_alone_ends_with_its_first_sentence():
     assert f"pchar{{{POINT_CHARS[0]},{POINT_CHARS[1]}}} [.!?。]?" in gbnf
 
 
-def test_a_rewording_is_one_statement_and_brings_in_no_name():
+def test_a_rewording_is_one_statement():
     assert first_sentence("Anna proposes new materials for the case. This is a short note in the same language") == \
         "Anna proposes new materials for the case."
     assert first_sentence("The budget is 12.50 euros per unit") == "The budget is 12.50 euros per unit"
@@ -484,18 +207,6 @@ def test_a_rewording_is_one_statement_and_brings_in_no_name():
         "Venus was a morning star."
     assert first_sentence("The budget is EUR 12 (VAT included) per unit") == "The budget is EUR 12 (VAT included) per unit"
     assert first_sentence("arm64 (aarch64) の設定を追加") == "arm64 (aarch64) の設定を追加"    # an aside of names stays
-    part = "Dave: we invest in our brands to build stronger connections with consumers."
-    assert invented_names("Ben invests in brands for consumers", part) == ["Ben"]
-    assert invented_names("Dave invests in brands. Consumers matter", part) == []   # sentence starts are no names
-    # the example's speaker as a rewording's subject: a word of the part, but no speaker of its sentence
-    call = "Dave: we will stay focused on marketing and on the long-term priorities of our business."
-    assert invented_names("Marketing plans to stay focused on long-term priorities", call) == []
-    assert invented_names("Marketing plans to stay focused on long-term priorities", call, call) == ["Marketing"]
-    meeting = "Marketing: I think the remote should be yellow."
-    assert invented_names("Marketing wants a yellow remote", meeting, meeting) == []
-    japanese = "営業部の鈴木: 納品は 5 月です。"
-    assert invented_names("田中は納品を 5 月と報告", japanese) == ["田中"]   # the Japanese example's name
-    assert invented_names("営業部の鈴木は納品を 5 月と報告", japanese) == []
 
 
 def test_a_heading_must_rest_on_its_notes_words_and_script():

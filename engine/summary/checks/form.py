@@ -1,13 +1,33 @@
-"""Checks of a written sentence's form: it reads as a summary's sentence, not as the part's or the prompt's."""
+"""Checks of a written text's form: it reads as a summary's sentence, note, merge or heading, not as the part's
+or the prompt's (no copy, nothing said twice, nothing cut off, no question where a statement is due)."""
 from __future__ import annotations
 
+import functools
 import re
 
 from rapidfuzz import fuzz
 
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of
+from precis.engine.prompts.notes import HEADING_CHARS, POINT_CHARS
 from precis.engine.summary.alignment import PartIndex
-from precis.engine.summary.checks import ACCOUNT_LINE, JA, NOTE_IN_ACCOUNT, Check, Claim, Example, language_key
-from precis.engine.summary.evidence import copy_share, normalise
+from precis.engine.summary.checks import (
+    ACCOUNT_LINE,
+    ACCOUNT_MERGE,
+    HEADING,
+    JA,
+    MERGE,
+    NOTE_IN_ACCOUNT,
+    REWORDING,
+    Check,
+    Claim,
+    Example,
+    heading_claim,
+    language_key,
+    merge_claim,
+)
+from precis.engine.summary.checks import note_example as _note
+from precis.engine.summary.evidence import STOPWORDS, cjk_bigrams, content_words, copy_share, normalise
+from precis.engine.summary.salience import units_of
 
 # A sentence mostly made of runs of LIFTED_RUN_WORDS words or more in a row from the part is a line lifted from
 # it ("He stands up, staring at the closed door for a minute after she is gone."), not what happens said
@@ -108,6 +128,135 @@ def _repeat(claim: Claim) -> str | None:
     return None
 
 
+# ----- a note: the notes strategy's rewording of one sentence ------------------------------------------------
+_DANGLING = re.compile(r"(?:[,;:、]|\b(?:and|or|but|the|a|an|of|to|with|for|that|because|as))\s*$", re.I)
+# the model commenting on its own note: "... and s (likely referring to strawberries) are mentioned"
+_ASIDE = re.compile(r"[(（][^)）]*\b(?:likely|probably|possibly|presumably|referring|refers|perhaps|maybe|"
+                    r"typo|i\.e\.|assum\w*)\b", re.I)
+
+
+def unfinished(point: str) -> bool:
+    """A point that does not stand as a note: cut mid-phrase where the grammar's bound ended it ("...,
+    adjusted operating margin rose significantly, and adjusted"), ending on a comma or a word that needs
+    more ("Marketing: Because I don't seem to be convinced,"), or carrying the model's comment on it
+    ("(likely a typo)"). All three stood in development summaries (bench/results/quality-final6.json)."""
+    point = point.strip()
+    cut = len(point) >= POINT_CHARS[1] - 1 and not re.search(r"[.!?。！？)）」]$", point)
+    return cut or bool(_DANGLING.search(point)) or bool(_ASIDE.search(point))
+
+
+def _unfinished(claim: Claim) -> str | None:
+    return "cut mid-phrase, left hanging or commented on" if unfinished(claim.text) else None
+
+
+REPEAT_RUN_WORDS = 3             # a note that says the same words twice ran on
+
+
+def says_twice(point: str) -> bool:
+    """A point that repeats a run of REPEAT_RUN_WORDS words (not only small words): "The volume snapshot is
+    copy-on-write, starting near zero and growing with changed blocks as it grows with changed blocks." (the
+    sample day; none of the 146 English rewordings of earlier development runs does)."""
+    words = normalise(point).text.split()
+    seen = set()
+    for i in range(len(words) - REPEAT_RUN_WORDS + 1):
+        run = tuple(words[i:i + REPEAT_RUN_WORDS])
+        if run in seen and any(w not in STOPWORDS for w in run):
+            return True
+        seen.add(run)
+    return False
+
+
+def _says_twice(claim: Claim) -> str | None:
+    return "says the same words twice" if says_twice(claim.text) else None
+
+
+MIN_POINT_WORDS = 3              # a point with fewer content words and Japanese character pairs, all told
+#                                  (speaker labels aside), says nothing: "Budget approved", "設計書"
+COPY_RATIO = 85.0                # a "point" this close to its own quote is a copy, not a note
+POINT_COPY_SHARE = 0.5           # ... and one mostly copied word for word from the part is too
+
+
+def _says_nothing(claim: Claim) -> str | None:
+    """A speaker's bare utterance or a word or two is no note. Any Japanese once counted as enough: of
+    "`docs/specs/cache/disk-cache/design.md` - 設計書" the 1.5B model's note "設計書" ("design document") stood
+    as a line of a development session's summary."""
+    body = SPEAKER_PREFIX.sub("", claim.text)
+    if len(content_words(body)) + len(cjk_bigrams(body)) < MIN_POINT_WORDS:
+        return f"fewer than {MIN_POINT_WORDS} words of content"
+    return None
+
+
+def _copies_sentence(claim: Claim) -> str | None:
+    said = normalise(SPEAKER_PREFIX.sub("", claim.text)).text
+    if fuzz.ratio(said, normalise(SPEAKER_PREFIX.sub("", claim.quote)).text) >= COPY_RATIO:
+        return "its own sentence handed back"
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _normalised_part(part: str):
+    return normalise(part)
+
+
+def _copied_from_part(claim: Claim) -> str | None:
+    share = copy_share(SPEAKER_PREFIX.sub("", claim.text), claim.shown, _normalised_part(claim.shown))
+    return f"{share:.0%} of it is copied from the part word for word" if share >= POINT_COPY_SHARE else None
+
+
+# ----- a merge: two notes (or two of the account's sentences) said as one -----------------------------------
+MERGED_MAX_SHARE = 0.9           # a merge is at most this share of its two notes' length
+SENTENCE_END = re.compile(r"[.!?。！？][\"”’」)]?\s*$")
+
+
+def _side_by_side(claim: Claim) -> str | None:
+    return "the pair as shown, \"a / b\", handed back" if " / " in claim.text else None
+
+
+def _no_sentence_end(claim: Claim) -> str | None:
+    """In the account's prose a merge must end as a sentence does ("... looking at remote cont")."""
+    return "a sentence without its end" if claim.text and not SENTENCE_END.search(claim.text) else None
+
+
+def _dropped_note(claim: Claim) -> str | None:
+    said = units_of(claim.text)
+    if any(not said & units_of(f"{point} {quote}") for point, quote in claim.notes):
+        return "says one of the two notes only"
+    return None
+
+
+def _not_shorter(claim: Claim) -> str | None:
+    if len(claim.text) > MERGED_MAX_SHARE * sum(len(point) for point, _ in claim.notes):
+        return "the two side by side: nothing compacted"
+    return None
+
+
+def _truncated(claim: Claim) -> str | None:
+    """Stopped by the grammar mid-sentence ("... and jog")."""
+    return "stopped at the longest a note may be" if len(claim.text) >= POINT_CHARS[1] - 1 else None
+
+
+# ----- a heading over a section's notes --------------------------------------------------------------------
+def _heading_length(claim: Claim) -> str | None:
+    if not HEADING_CHARS[0] <= len(claim.text) <= HEADING_CHARS[1]:
+        return f"{len(claim.text)} characters (a heading takes {HEADING_CHARS[0]} to {HEADING_CHARS[1]})"
+    return None
+
+
+def _heading_question(claim: Claim) -> str | None:
+    return "a question, not a topic" if claim.text.endswith("?") else None
+
+
+def _heading_speaker(claim: Claim) -> str | None:
+    """A name, not a topic: the bundled SmolLM2 headed a section "## Industrial Designer". Who said the notes'
+    sentences is read from their labels ("Industrial Designer", "Orin" of "[09:07] Orin:")."""
+    speakers = set()
+    for _, quote in claim.notes:
+        label = SPEAKER_PREFIX.match(quote)
+        if label:
+            speakers.add(speaker_name(speaker_of(label.group(0))).lower())
+    return "names who said its notes, not what they are about" if claim.text.lower() in speakers else None
+
+
 def _claim(text: str, part: str, earlier: tuple[str, ...] = ()) -> Claim:
     return Claim(text, part, PartIndex(part).align(text), earlier=earlier)
 
@@ -116,6 +265,17 @@ MEETING = ("Marketing: The buttons, the colour, the wheel. A scroll wheel is exp
            "dynamo, the hand one, really. Rubber, wood, titanium and plastic are what the case can be made of.")
 STORY = ("Maitland remained standing, staring at the closed door for a minute after she was gone. Then he sat "
          "down on the bed to watch the sunset and to think.")
+
+
+CUT = ("On a full-year basis, organic net sales increased materially compared to the previous year, adjusted "
+       "operating margin rose significantly, and adjusted")
+SNAPSHOT = "The volume snapshot is copy-on-write: it starts near zero and grows with changed blocks."
+DAY = ("Orin: The volume snapshot is copy-on-write, so it starts near zero and grows with the changed blocks of "
+       "the disk. Mika: We keep the snapshots for seven days on the backup host in Lisbon.")
+MAY = ("Mika proposes moving the launch of the remote to May",) * 2
+LATE = ("Mika says the supplier cannot deliver the cases before May",) * 2
+SAID = (("Industrial Designer: A titanium case for the remote.",) * 2,)
+BUDGET = "第1回：予算は1,200万円で、田中さんが1月1日までに承認します。"
 
 CHECKS = (
     Check("lifted", frozenset({ACCOUNT_LINE}), None, _lifted,
@@ -163,4 +323,84 @@ CHECKS = (
                            "said twice (development run)"),),
           passes=(Example(_claim("Maitland watches the sunset.", STORY, ("Maitland stares at the closed door.",)),
                           "another event"),)),
+    Check("unfinished", frozenset({REWORDING}), None, _unfinished,
+          refuses=(Example(_note(CUT, CUT + " operating income."), "cut by the grammar's bound (quality-final6)"),
+                   Example(_note("Marketing: Because I don't seem to be convinced,",
+                                 "Marketing: Because I don't seem to be convinced , no ."), "left hanging"),
+                   Example(_note("The commit 81c66d34 corrected the content of a",
+                                 "The commit 81c66d34 corrected the content of a file."), "ends on an article"),
+                   Example(_note("Industrial Designer suggests new materials and s (likely referring to strawberries) "
+                                 "are mentioned", "Industrial Designer: new materials and s"), "the model's comment"),
+                   Example(_note("JetPack を 4.6 に変更し、", "JetPack を 4.6 に変更しました。", language="Japanese"),
+                           "a Japanese comma at the end")),
+          passes=(Example(_note(CUT[:-len(", and adjusted")] + ".", CUT), "whole"),
+                  Example(_note("Ben prefers a rubber case (titanium costs too much)",
+                                "Ben: I prefer a rubber case, titanium costs too much."), "an aside of the facts"),
+                  Example(_note("The remote comes in a banana shape, as agreed",
+                                "We agreed the remote comes in a banana shape."), "as, with what it needs"),
+                  Example(_note("SDL を 2.0.20 に上げる", "SDL を 2.0.20 に上げました。", language="Japanese"),
+                          "whole"))),
+    Check("says_twice", frozenset({REWORDING}), None, _says_twice,
+          refuses=(Example(_note("The volume snapshot is copy-on-write, starting near zero and growing with changed "
+                                 "blocks as it grows with changed blocks.", SNAPSHOT), "ran on (the sample day)"),),
+          passes=(Example(_note(SNAPSHOT, SNAPSHOT), "said once"),
+                  Example(_note("Marketing says it is in the case and it is in the box",
+                                "Marketing: it is in the case and it is in the box ."), "small words only"))),
+    Check("says_nothing", frozenset({REWORDING}), None, _says_nothing,
+          refuses=(Example(_note("予算は", BUDGET, language="Japanese"),
+                           "a word, no note"),
+                   Example(_note("設計書", "`docs/specs/cache/disk-cache/design.md` - 設計書", language="Japanese"),
+                           "design document, a line of a development session's summary"),
+                   Example(_note("Budget approved", "Mika: The budget was approved by the board on Monday ."),
+                           "two words")),
+          passes=(Example(_note("予算1,200万円を田中さんが承認", BUDGET, language="Japanese"), "the sentence's facts"),
+                  Example(_note("Mika says the board approved the budget", "Mika: The budget was approved by the "
+                                "board on Monday ."), "a note"))),
+    Check("copies_sentence", frozenset({REWORDING}), None, _copies_sentence,
+          refuses=(Example(_note("The budget was approved by the board on Monday",
+                                 "Mika: The budget was approved by the board on Monday ."),
+                           "the sentence handed back"),),
+          passes=(Example(_note("Mika says the board approved the budget", "Mika: The budget was approved by the "
+                                "board on Monday ."), "its own words"),)),
+    Check("copied_from_part", frozenset({REWORDING}), None, _copied_from_part,
+          refuses=(Example(_note("Orin: it starts near zero and grows with the changed blocks of the disk", DAY,
+                                 part=DAY),
+                           "words lifted from the part"),),
+          passes=(Example(_note("Orin says the snapshot grows with changed blocks from near zero", DAY, part=DAY),
+                          "its own words"),)),
+    Check("side_by_side", frozenset({MERGE, ACCOUNT_MERGE}), None, _side_by_side,
+          refuses=(Example(merge_claim("Mika proposes a May launch / the supplier is late", (MAY, LATE), None),
+                           "the pair handed back as shown (a development meeting's account)"),),
+          passes=(Example(merge_claim("Mika proposes a May launch as the supplier is late", (MAY, LATE), None),
+                          "one sentence"),)),
+    Check("no_sentence_end", frozenset({ACCOUNT_MERGE}), None, _no_sentence_end,
+          refuses=(Example(merge_claim("Mika proposes a May launch as the supplier is la", (MAY, LATE), None),
+                           "cut off (TS3009b's account: \"... looking at remote cont\")"),),
+          passes=(Example(merge_claim("Mika proposes a May launch as the supplier is late.", (MAY, LATE), None),
+                          "a sentence's end"),)),
+    Check("dropped_note", frozenset({MERGE, ACCOUNT_MERGE}), None, _dropped_note,
+          refuses=(Example(merge_claim("Mika proposes moving the launch to May",
+                                       (MAY, ("Orin counts 12 units",) * 2), None), "one note said"),),
+          passes=(Example(merge_claim("Mika proposes a May launch as the supplier is late", (MAY, LATE), None),
+                          "both"),)),
+    Check("not_shorter", frozenset({MERGE, ACCOUNT_MERGE}), None, _not_shorter,
+          refuses=(Example(merge_claim(f"{MAY[0]}, {LATE[0]}", (MAY, LATE), None),
+                           "two speakers' notes run together (development meeting)"),),
+          passes=(Example(merge_claim("Mika proposes a May launch as the supplier is late", (MAY, LATE), None),
+                          "shorter"),)),
+    Check("truncated", frozenset({MERGE, ACCOUNT_MERGE}), None, _truncated,
+          refuses=(Example(merge_claim(("Mika proposes a May launch " * 9)[:POINT_CHARS[1]], (MAY, LATE), None),
+                           "stopped by the grammar mid-sentence"),),
+          passes=(Example(merge_claim("Mika proposes a May launch as the supplier is late", (MAY, LATE), None),
+                          "whole"),)),
+    Check("heading_length", frozenset({HEADING}), None, _heading_length,
+          refuses=(Example(heading_claim("UI", SAID, None), "too short to name a topic"),),
+          passes=(Example(heading_claim("Titanium case for the remote", SAID, None), "a few words"),)),
+    Check("heading_question", frozenset({HEADING}), None, _heading_question,
+          refuses=(Example(heading_claim("Titanium case for the remote?", SAID, None), "a question"),),
+          passes=(Example(heading_claim("Titanium case for the remote", SAID, None), "a topic"),)),
+    Check("heading_speaker", frozenset({HEADING}), None, _heading_speaker,
+          refuses=(Example(heading_claim("Industrial Designer", SAID, None),
+                           "a name, no topic (the bundled SmolLM2)"),),
+          passes=(Example(heading_claim("Titanium case for the remote", SAID, None), "a topic"),)),
 )

@@ -332,6 +332,7 @@ def compact_account(ctx: RunContext, doc: PlannedDocument, lines: list[AccountLi
         record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
                             ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
         record.notes_kept, record.notes_unsupported = len(lines), got.refused
+        record.refused_by = got.refused_by
         yield CompactionDone(index, len(before), len(after), bool(got.merged))
         yield ctx.finish_round(record, doc.name, after)
     return lines

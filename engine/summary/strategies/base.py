@@ -327,7 +327,7 @@ def note_counts(check) -> dict:
     if check is None:
         return {}
     return {"notes_kept": len(check.kept), "notes_unsupported": len(check.unsupported),
-            "notes_repeats": check.repeats}
+            "notes_repeats": check.repeats, "refused_by": dict(check.refused_by)}
 
 
 def pack_consecutive(items: list, fits) -> list[list]:

@@ -166,6 +166,7 @@ def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], 
         record = ctx.record(index, "compaction", doc.name, None, before, after, got.results,
                             ["compaction"] + ([] if got.merged else ["compaction_rejected"]))
         record.notes_kept, record.notes_unsupported = len(got.bullets), got.refused
+        record.refused_by = got.refused_by
         yield CompactionDone(index, len(before), len(after), bool(got.merged))
         yield ctx.finish_round(record, doc.name, after)
         bullets = got.bullets

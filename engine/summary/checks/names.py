@@ -1,0 +1,164 @@
+"""Checks of names and numbers: every one a written text gives is the part's, and whoever its sentence reports
+as saying something is named."""
+from __future__ import annotations
+
+import re
+
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX
+from precis.engine.prompts.notes import EXAMPLE_NAMES
+from precis.engine.summary.checks import (
+    ACCOUNT_LINE,
+    ACCOUNT_MERGE,
+    EN,
+    MERGE,
+    REWORDING,
+    Check,
+    Claim,
+    Example,
+    merge_claim,
+)
+from precis.engine.summary.checks import line_example as _line
+from precis.engine.summary.checks import note_example as _note
+from precis.engine.summary.evidence import STOPWORDS, numbers_held
+
+
+def _numbers(claim: Claim) -> str | None:
+    if not numbers_held(claim.text, claim.shown):
+        return "a number the part does not hold"
+    return None
+
+
+_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}\b")     # not where a sentence starts
+
+
+def _names(claim: Claim) -> str | None:
+    """A capitalised word (not where the sentence starts) that neither the part nor the names met before
+    it hold: a person or place the model brought in."""
+    known = claim.shown.lower() + " " + " ".join(claim.known_names).lower()
+    invented = [w for w in dict.fromkeys(_CAPITALISED.findall(claim.text))
+                if not re.search(rf"\b{re.escape(w.lower())}", known)]
+    return f"names {', '.join(invented)}, which the part does not" if invented else None
+
+
+def names_not_in(point: str, part: str) -> list[str]:
+    """Capitalised words of ``point`` the part never uses, in any case: a name the model brought in (the
+    1.5B model wrote "Ben invests in brands" of an earnings call: Ben is in the prompt's example). A
+    capitalised word where a sentence starts is no sign of a name; the point's first word is checked when
+    the part does not hold it either (a sentence's speaker label is the part's). Japanese has no capitals:
+    the Japanese example's own names are looked for instead."""
+    lowered = part.lower()
+    words = _CAPITALISED.findall(point)
+    first = re.match(r"\s*([A-Z][a-z]{2,})\b", point)
+    if first and first.group(1).lower() not in STOPWORDS:
+        words.insert(0, first.group(1))
+    words += [name for name in EXAMPLE_NAMES if not name.isascii() and name in point]
+
+    def in_part(word: str) -> bool:
+        if not word.isascii():
+            return word in part                                  # no word boundaries in Japanese
+        return bool(re.search(rf"\b{re.escape(word.lower())}\b", lowered))
+    return [w for w in dict.fromkeys(words) if not in_part(w)]
+
+
+def _not_in_part(claim: Claim) -> str | None:
+    """A rewording is held to its part; a merge to its two notes and their quotes (``shown``)."""
+    invented = names_not_in(claim.text, claim.shown)
+    return f"names {', '.join(invented)}, which the part does not" if invented else None
+
+
+def _example_speaker(claim: Claim) -> str | None:
+    """The worked example's speaker ("Marketing proposes ...") named by a rewording whose sentence has no such
+    speaker: the 1.5B model wrote "Marketing plans to maintain focus on long-term priorities" of an earnings
+    call, where "marketing" is only a word the part uses."""
+    named = [name for name in EXAMPLE_NAMES if name.isascii() and re.search(rf"\b{name}\b", claim.text)
+             and not re.search(rf"\b{name}\b", claim.rests_on)]
+    return f"names the worked example's {', '.join(named)}, whom its sentence does not" if named else None
+
+
+# Who a sentence says said it: "Priya says 13 goes out of support and she does not want ..." was Mika's
+# line of the sample day, and the 1.5B model's rewording, "Mika proposes moving the billing cluster ...",
+# put Priya's view in the speaker's mouth (the README's screenshot). A rewording must name the person its
+# sentence reports (pronouns and "everyone" are no one in particular).
+REPORTING = ("says|said|thinks|thought|wants|wanted|tells|told|believes|believed|argues|argued|explains|"
+             "explained|mentions|mentioned|asks|asked|suggests|suggested|claims|claimed|reports|reported|"
+             "insists|insisted|writes|wrote|feels|felt|replied|answered")
+_REPORTED = re.compile(rf"\b([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{REPORTING})\b|\b(?:said|says|asked|replied|answered) "
+                       r"([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_NO_ONE = {"everyone", "everybody", "someone", "somebody", "nobody", "people", "one", "who", "which"}
+
+
+def reporters_dropped(point: str, sentence: str) -> list[str]:
+    """The people ``sentence`` reports as saying, thinking or wanting something whom ``point`` does not
+    name by any of their words ("Project Manager", "Priya Patel"; a speaker's label is not a report:
+    "Mika: ..." names the speaker, not someone Mika quotes)."""
+    said = SPEAKER_PREFIX.sub("", sentence + " ")
+    dropped = []
+    for name in dict.fromkeys(a or b for a, b in _REPORTED.findall(said)):
+        words = [w for w in name.split() if w.lower() not in STOPWORDS | _NO_ONE]
+        if words and not any(re.search(rf"\b{re.escape(w)}\b", point, re.I) for w in words):
+            dropped.append(name)
+    return dropped
+
+
+def _reporter(claim: Claim) -> str | None:
+    dropped = reporters_dropped(claim.text, claim.rests_on)
+    return f"leaves out who its sentence says said it: {', '.join(dropped)}" if dropped else None
+
+
+STORY = ("Maitland stirred, came half awake, and opened his eyes. The room was dark except where moonlight fell on "
+         "the foot of his bed. This wasn't his room! A man and a woman were coming toward him up the hill. "
+         "\"My name is Swarts. I want to give you some psychological tests.\"")
+MEETING = ("Project Manager: So we go round each of you in turn. Industrial Designer: The chip is cheap, about "
+           "twelve euros, and a kinetic battery costs 3 euros more.\nMarketing: I think we should have an L_C_D.")
+BRANDS = "Dave: we invest in our brands to build stronger connections with consumers."
+FOCUS = "Dave: we will stay focused on marketing and on the long-term priorities of our business."
+PRIYA = ("Mika: Morning. Priya says 13 goes out of support and she does not want to run an unsupported major on the "
+         "billing cluster past the end of the year.")
+MAY = ("Mika proposes moving the launch of the remote to May",) * 2
+LATE = ("Mika says the supplier cannot deliver the cases before May",) * 2
+
+CHECKS = (
+    Check("numbers", frozenset({ACCOUNT_LINE}), None, _numbers,
+          refuses=(Example(_line("The Industrial Designer says the chip costs 15 euros.", MEETING),
+                           "a changed figure"),),
+          passes=(Example(_line("The Industrial Designer says a kinetic battery costs 3 euros more.", MEETING),
+                          "the part's own figure"),
+                  Example(_line("The chip costs about 12 euros.", MEETING), "twelve written in digits"))),
+    Check("invented_names", frozenset({ACCOUNT_LINE}), frozenset({EN}), _names,
+          refuses=(Example(_line("Maitland meets Doctor Kessler in the room.", STORY), "a name no one wrote"),),
+          passes=(Example(_line("Maitland meets Swarts and Ching.", STORY, known_names=("Ching",)),
+                          "Ching was named in an earlier part"),)),
+    Check("name_not_in_part", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), None, _not_in_part,
+          refuses=(Example(_note("Ben invests in brands for consumers", BRANDS),
+                           "the worked example's Ben (development earnings call)"),
+                   Example(_note("田中は納品を 5 月と報告", "営業部の鈴木: 納品は 5 月です。", language="Japanese"),
+                           "the Japanese example's name"),
+                   Example(merge_claim("Ben proposes a May launch as the supplier is late", (MAY, LATE), None),
+                           "a merge that brings in a name")),
+          passes=(Example(_note("Dave invests in brands. Consumers matter", BRANDS), "sentence starts are no names"),
+                  Example(_note("営業部の鈴木は納品を 5 月と報告", "営業部の鈴木: 納品は 5 月です。",
+                                language="Japanese"),
+                          "the part's own name"),
+                  Example(merge_claim("Mika proposes a May launch as the supplier cannot deliver the cases earlier",
+                                      (MAY, LATE), None), "the notes' names"))),
+    Check("example_speaker", frozenset({REWORDING}), None, _example_speaker,
+          refuses=(Example(_note("Marketing plans to stay focused on long-term priorities", FOCUS),
+                           "the example's speaker as the subject of a call with no speakers (development run)"),),
+          passes=(Example(_note("Marketing wants a yellow remote", "Marketing: I think the remote should be yellow."),
+                          "the sentence's own speaker"),
+                  Example(_note("The business stays focused on marketing", FOCUS), "marketing as a word"))),
+    Check("reporter_dropped", frozenset({REWORDING}), None, _reporter,
+          refuses=(Example(_note("Mika proposes moving the billing cluster past the end of the year due to a lack "
+                                 "of support for 13", PRIYA),
+                           "Priya's view in the speaker's mouth (the sample day, the README's screenshot)"),
+                   Example(_note("He agrees", '"Yes," said Jacobs.'), "said Jacobs: Jacobs not named")),
+          passes=(Example(_note("Priya wants PostgreSQL 13 off the billing cluster by the end of the year", PRIYA),
+                          "Priya named"),
+                  Example(_note("Swarts says to get going.", '"Come on," Swarts said patiently, "let\'s get going.'),
+                          "named"),
+                  Example(_note("The team keeps the yellow case", "Marketing: We keep the yellow case ."),
+                          "a speaker's label is no report"),
+                  Example(_note("The manager wants a yellow case", "Then Project Manager said it must be yellow."),
+                          "a role named by its words"),
+                  Example(_note("Everyone agrees", "Everyone says yes."), "everyone is no one in particular"))),
+)

@@ -1,0 +1,266 @@
+"""The notes strategy's rewordings in a run: each checked by the named checks of a rewording
+(engine.summary.checks), a refused one asked again, then alone, then its sentence kept as said."""
+from __future__ import annotations
+
+import re
+
+from precis.engine.events import CollapseDetected
+from precis.engine.prompts.notes import POINT_CHARS
+from precis.engine.runs.outputs import summary_markdown
+from precis.engine.runs.run import RunOptions
+from tests.engine.notes_fixtures import (
+    JAPANESE_LOG,
+    every_line_says,
+    finished_records,
+    generic_notes_run,
+    notes_run,
+    refused_and_asked_again,
+    report_of,
+)
+from tests.fake_runtime import FakeRuntime, diligent
+from tests.summary_fixtures import conversation_day, make_plan, meeting_transcript, run_all, start
+
+
+def test_a_refused_rewording_is_asked_once_more_and_a_good_second_answer_is_kept():
+    def copies_first(call):
+        if call.kind == "reword" and not call.retry:        # the sentences back, word for word
+            return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n"
+                           for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return diligent(call)
+    rt, plan, state, events = notes_run(copies_first, sessions=3)
+    rounds = [r for r in finished_records(events) if r.kind == "notes"]
+    assert all(r.attempts == 2 for r in rounds)                              # the rewording, then once more
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False, True] * plan.rounds
+    assert all(n["origin"] == "reworded" and n["point"] != n["quote"] for n in state.notes["day.txt"])
+
+
+def test_a_sentence_handed_back_unchanged_twice_is_asked_alone_and_its_answer_checked():
+    def copies_numbered(call):
+        if call.kind == "reword":                            # both numbered asks: the sentences back
+            return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n"
+                           for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "restate" and "EUR 1" in call.content:
+            return "The weather in Lisbon was fine all day\n"  # a sentence it does not say: refused
+        if call.kind == "restate":                           # alone: its words in another order
+            words = " ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", call.content))[:12]))
+            if "EUR 3" in call.content:                      # run on to the grammar's bound and cut there
+                while len(words) < POINT_CHARS[1] - 1:
+                    words += " is" if len(words) + 3 <= POINT_CHARS[1] else " a"
+                return words + "\n"
+            return words + "\n"
+        return diligent(call)
+    rt, plan, state, events = notes_run(copies_numbered, sessions=4)
+    restated = [c for c in rt.calls if c.kind == "restate"]
+    asked = [c.content for c in restated]
+    numbered = [c for c in rt.calls if c.kind == "reword"]
+    assert [c.retry for c in numbered] == [False, True] * plan.rounds
+    # every sentence refused twice is asked alone, after its part's second numbered ask, and only those
+    assert len(asked) == sum(len(re.findall(r"^\[\d+\] ", c.content, re.M)) for c in numbered if c.retry)
+    for c in restated:
+        last_numbered = max((n for n in numbered if n.number < c.number), key=lambda n: n.number)
+        assert last_numbered.retry and c.content.split(": ", 1)[-1] in last_numbered.content
+    notes = state.notes["day.txt"]
+    refused = [n for n in notes if "EUR 1" in n["quote"]]
+    assert refused and all(n["origin"] == "extract" for n in refused)      # not said: the sentence, cleaned
+    assert "Lisbon" not in state.summaries["day.txt"]
+    cut = [n for n in notes if "EUR 3" in n["quote"]]
+    assert cut and all(n["origin"] == "extract" for n in cut)             # cut mid-phrase: refused too
+    reworded = [n for n in notes if n["origin"] == "reworded"]
+    assert reworded and all(n["point"] != n["quote"] for n in reworded)
+    rounds = [r for r in finished_records(events) if r.kind == "notes"]
+    assert sum(r.attempts for r in rounds) == len(numbered) + len(restated)
+
+
+def test_a_reply_that_skips_a_sentence_and_answers_the_rest_a_line_early_is_realigned():
+    def skips_the_first(call):
+        if call.kind == "reword" and not call.retry:
+            sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+            words = [" ".join(reversed(re.findall(r"[^ ]+", s)[-12:])) for _, s in sentences]   # with its amount
+            return "".join(f"[{k}] {w}\n" for k, w in enumerate(words[1:] + ["The weather was fine all day"], 1))
+        return diligent(call)
+    rt = FakeRuntime(script=skips_the_first)
+    plan = make_plan(rt, conversation_day(sessions=4, noise_sessions=()))
+    state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=600))   # several per part
+    run_all(rt, plan, state, options)
+    first_asks = [c for c in rt.calls if c.kind == "reword" and not c.retry]
+    retries = [c for c in rt.calls if c.kind == "reword" and c.retry]
+    assert any(len(re.findall(r"^\[\d+\] ", c.content, re.M)) >= 3 for c in first_asks)
+    assert all(len(re.findall(r"^\[\d+\] ", c.content, re.M)) == 1 for c in retries)   # only the skipped one
+    notes = state.notes["day.txt"]
+    assert all(n["origin"] == "reworded" for n in notes)
+    # each rewording went to the sentence it says: an amount in a note is its own quote's
+    realigned = [n for n in notes if re.search(r"\d+,\d+", n["point"])]
+    assert len(realigned) >= len(notes) // 2
+    assert all(re.search(r"EUR (\d+,\d+)", n["quote"]).group(1) in n["point"] for n in realigned)
+    assert "weather" not in state.summaries["day.txt"]
+
+
+def test_a_rewording_that_brings_in_a_name_is_refused_and_the_part_still_reaches_the_summary():
+    rt, plan, state, events = notes_run(every_line_says("reword", "Ben approved the budget of the project"),
+                                         sessions=3)
+    notes_rounds = [r for r in finished_records(events) if r.kind == "notes"]
+    assert all("extracted" in r.flags and r.notes_unsupported >= 1 for r in notes_rounds)
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "extract" for n in kept)     # the sentence, cleaned, not the invention
+    assert {n["part"] for n in kept} == set(range(plan.rounds))
+    assert "Ben" not in state.summaries["day.txt"]
+    assert "(taken verbatim)" in summary_markdown(report_of(rt, plan, state), state)
+
+
+def test_every_refused_rewording_is_counted_in_run_json_by_the_checks_that_refused_it():
+    rt, plan, state, events = notes_run(every_line_says("reword", "Ben approved the budget of the project"),
+                                         sessions=3)
+    answers = sum(len(re.findall(r"^\[\d+\] ", c.content, re.M)) for c in rt.calls if c.kind == "reword") + \
+        sum(c.kind == "restate" for c in rt.calls)
+    rounds = [r for r in finished_records(events) if r.kind == "notes"]
+    # every answer, numbered or asked alone, names Ben, whom no part holds: each counted under that check
+    assert answers >= 2 * len(rounds) and sum(r.refused_by["name_not_in_part"] for r in rounds) == answers
+    totals = report_of(rt, plan, state).as_json()["notes"]["refused_by"]
+    assert totals["name_not_in_part"] == answers
+    assert totals == {name: sum(r.refused_by.get(name, 0) for r in rounds) for name in totals}
+    # a run whose rewordings all pass counts none
+    rt, plan, state, events = notes_run(diligent, sessions=3)
+    assert report_of(rt, plan, state).as_json()["notes"]["refused_by"] == {}
+
+
+def test_a_rewording_that_negates_its_sentence_is_refused_and_asked_again():
+    def contrary(call):
+        if call.kind == "reword" and not call.retry:     # every word the sentence's, and "never" before them
+            return re.sub(r"^(\[\d+\]) ", r"\1 It never happened that ", diligent(call), flags=re.M)
+        return diligent(call)
+    rt, plan, state, events = notes_run(contrary, sessions=2)
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False, True] * plan.rounds
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and "never" not in n["point"] for n in notes)
+    assert "never" not in state.summaries["day.txt"]
+
+
+def test_a_rewording_that_gives_a_reason_its_sentence_does_not_is_refused_and_asked_again():
+    def explains(call):
+        if call.kind == "reword" and not call.retry:      # the bundled SmolLM2's habit, on every sentence
+            return re.sub(r"^(\[\d+\]) (.*)$", r"\1 \2 because it's a new design", diligent(call), flags=re.M)
+        return diligent(call)
+    text = "\n\n".join(f"[10:{i:02d}] {who}: Then I'd put the LCD of remote {i} next to the wheel on the case."
+                       for i, who in enumerate(["Mika", "Orin"] * 3)) + "\n"
+    rt, state = generic_notes_run(explains, text)
+    assert refused_and_asked_again(rt)
+    assert state.notes["day.txt"] and "because" not in state.summaries["day.txt"]
+
+
+def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_again():
+    def proposes(call):
+        if call.kind == "reword":                 # "Mika suggests that ..." of sentences that propose nothing
+            return re.sub(r"^(\[\d+\]) ", r"\1 Mika suggests that ", diligent(call), flags=re.M)
+        return diligent(call)
+    rt, plan, state, events = notes_run(proposes, sessions=2)
+    assert [c.retry for c in rt.calls if c.kind == "reword"] == [False] * plan.rounds     # none refused
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and n["point"].startswith("Mika says that ") for n in notes)
+    assert "suggests" not in state.summaries["day.txt"]
+
+
+def test_a_conditional_sentence_reworded_as_a_proposal_is_refused_not_said_plainly():
+    text = "\n\n".join(f"[10:{i:02d}] Orin: If rsync fails for any reason on host {i}, the fallback is pg_basebackup, "
+                       f"about {19 + i} minutes at 380 MB/s." for i in range(6)) + "\n"
+    rt, state = generic_notes_run(lambda call: re.sub(r"^(\[\d+\]) .*$", r"\1 Orin suggests using rsync for backup "
+                                                       r"if it fails", diligent(call), flags=re.M)
+                                   if call.kind == "reword" else diligent(call), text)
+    assert refused_and_asked_again(rt)
+    assert "rsync for backup if it fails" not in state.summaries["day.txt"]
+
+
+def test_a_rewording_that_gives_a_parenthesised_earlier_value_as_the_sentences_own_is_refused():
+    hosts = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
+    text = "\n\n".join(f"[10:{i:02d}] Orin: The cache hit on host {host} answers in under 100 ms (today 1-3 s) "
+                       f"for the registry lookups of {host}." for i, host in enumerate(hosts)) + "\n"
+
+    def slow_hits(call):          # "today" left out: the hit itself would take seconds
+        if call.kind == "reword" and not call.retry:
+            return re.sub(r"^(\[\d+\]) .*?host (\w+).*$", r"\1 The cache hit on host \2 takes 1-3 s for registry lookups",
+                          call.content, flags=re.M)
+        return diligent(call)
+    rt, state = generic_notes_run(slow_hits, text)
+    assert refused_and_asked_again(rt)
+    assert state.notes["day.txt"] and "takes" not in state.summaries["day.txt"]
+
+
+def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
+    def sloppy(call):
+        if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
+            sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+            return f"[1] {sentences['1']}\n" + ("[2] They ordered 4812 units of it\n" if "2" in sentences else "")
+        if call.kind == "restate":    # alone too: the sentence back, word for word
+            return call.content + "\n"
+        return diligent(call)
+    rt, plan, state, _events = notes_run(sloppy, sessions=2)
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "extract" for n in kept)
+    assert "4812" not in state.summaries["day.txt"]
+    assert "(taken verbatim)" in summary_markdown(report_of(rt, plan, state), state)
+
+
+def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answers_are_refused():
+    def answers_in_english_first(call):
+        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "reword" and not call.retry:       # what the 1.5B model did with the English example
+            return "".join(f"[{i}] The Windows build and its settings were changed\n" for i in sentences)
+        if call.kind == "reword":                            # asked again: shorter, in Japanese, its words
+            return "".join(f"[{i}] {'・'.join(re.findall(r'[一-龥ァ-ヶー]{2,}|[A-Za-z0-9_.]{3,}', s)[:4])}（要約）\n"
+                           for i, s in sentences.items())
+        if call.kind == "write":
+            return "## Windows build changes\n"
+        return diligent(call)
+    rt = FakeRuntime(script=answers_in_english_first)
+    plan = make_plan(rt, JAPANESE_LOG)
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    events = run_all(rt, plan, state, options)
+    first, again = [c for c in rt.calls if c.kind == "reword"][:2]
+    assert "in Japanese" in first.prompt and "納品遅れ" in first.prompt      # named, with the Japanese example
+    assert again.retry and "体言止め" in again.prompt
+    kept = state.notes["day.txt"]
+    assert kept and all(n["origin"] == "reworded" and not n["point"].startswith("The ") for n in kept)
+    assert all(not n["quote"].startswith("-") for n in kept)           # a list item's marker is not its text
+    summary = state.summaries["day.txt"]
+    assert "Windows build changes" not in summary and summary.startswith("## パート 1")   # the English heading
+    assert any("wrong_language" in e.flags for e in events if isinstance(e, CollapseDetected))
+
+
+def test_a_japanese_rewording_of_a_word_or_two_is_refused_and_asked_again():
+    def says_a_word_first(call):
+        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        if call.kind == "reword" and not call.retry:       # "設計書" of a development session: a word, no note
+            return "".join(f"[{i}] 予算は\n" for i in sentences)
+        if call.kind == "reword":                            # asked again: the sentence's facts, reordered
+            return "".join(f"[{i}] 予算{m.group(1)}万円を田中さんが承認\n" if (m := re.search(r"予算は([\d,]+)万円", s))
+                           else f"[{i}] 会議を金曜日に延期\n" for i, s in sentences.items())
+        return diligent(call)
+    text = "".join(f"第{i}回：予算は{i},200万円で、田中さんが{i}月{i}日までに承認します。会議は金曜日に延期されました。\n\n"
+                   for i in range(1, 12))
+    rt = FakeRuntime(script=says_a_word_first)
+    plan = make_plan(rt, text, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and n["point"] != "予算は" for n in notes)
+    assert "予算は [" not in state.summaries["day.txt"] and "万円を田中さんが承認 [" in state.summaries["day.txt"]
+    assert any(c.retry for c in rt.calls if c.kind == "reword")
+
+
+def test_a_meetings_sentence_kept_as_said_says_who_said_it_and_the_heading_is_asked_of_what_was_said():
+    def refused(call):           # every rewording invents a name: the sentences are kept as they were said
+        if call.kind in ("reword", "restate"):
+            return re.sub(r"^(\[\d+\]) .*$", r"\1 Ben approved the budget of the project", call.content, flags=re.M) \
+                if call.kind == "reword" else "Ben approved the budget of the project\n"
+        return diligent(call)
+    rt = FakeRuntime(script=refused)
+    plan = make_plan(rt, meeting_transcript() * 3, preset="meeting-minutes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] != "reworded" for n in notes)
+    speakers = ("Project Manager: ", "Marketing: ", "Industrial Designer: ", "User Interface: ")
+    assert all(n["point"].startswith(speakers) for n in notes)
+    assert "- Action — Industrial Designer: I'll draw the case in rubber for the next meeting. [" in \
+        state.summaries["day.txt"]
+    headed = [ln for c in rt.calls if c.kind == "write" for ln in c.content.splitlines() if ln.startswith("[")]
+    assert headed and not any(re.match(r"^\[\d+\] (?:" + "|".join(speakers) + ")", ln) for ln in headed)

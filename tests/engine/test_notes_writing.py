@@ -1,0 +1,97 @@
+"""The writing pass: the notes in sections under a heading the model names (checked by the named checks of
+a heading, engine.summary.checks), in the preset's shape, with the summary file's sources and TODOs."""
+from __future__ import annotations
+
+from precis.engine.events import RoundRepaired
+from precis.engine.planning.run_plan import build_plan
+from precis.engine.prompts.layout import RoundLayout
+from precis.engine.prompts.presets import load_preset
+from precis.engine.runs.outputs import summary_markdown
+from precis.engine.runs.run import RunOptions
+from tests.engine.notes_fixtures import finished_records, notes_run, report_of
+from tests.fake_runtime import FakeRuntime, diligent
+from tests.summary_fixtures import conversation_day, make_plan, run_all, start
+
+
+def test_the_summary_file_nests_each_documents_sections_under_its_name_and_lists_its_sources():
+    rt = FakeRuntime()
+    layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
+    days = [("monday.txt", conversation_day(sessions=2, noise_sessions=()), ()),
+            ("tuesday.txt", conversation_day(sessions=3, noise_sessions=()), ())]
+    plan = build_plan(rt, layout, 2048, days, strategy="notes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    md = summary_markdown(report_of(rt, plan, state), state)
+    headings = [ln for ln in md.splitlines() if ln.startswith("#")]
+    assert headings[0].startswith("# Summary") and headings[1] == "## monday.txt" and "## tuesday.txt" in headings
+    # each document's topics one level below its name, their layers below them, then its sources
+    assert {h.split(" ")[0] for h in headings[2:headings.index("## tuesday.txt")]} == {"###", "####"}
+    assert headings[headings.index("## tuesday.txt") - 1] == "### Sources" and headings[-1] == "### Sources"
+
+
+def test_a_heading_call_that_only_chats_is_replaced_by_the_parts_it_covers():
+    def chatty(call):
+        if call.kind == "write":
+            return "Here is the summary you asked for.\nDo you want me to add more details?"
+        return diligent(call)
+    rt, plan, state, events = notes_run(chatty, sessions=3, preset="generic", summary_words=60)   # one heading
+    write = finished_records(events)[-1]
+    # asked once more with the reminder, chatty again: the parts it covers
+    assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 2
+    assert "heading_retried" not in write.flags
+    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["parts_heading"]
+    summary = state.summaries["day.txt"]
+    assert "Here is" not in summary and "?" not in summary
+    lines = summary.splitlines()
+    assert lines[0] == f"## Parts 1 to {plan.rounds}" and len(lines) == 1 + len(state.notes["day.txt"])
+
+
+def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_support_is_refused():
+    def embellishing(call):
+        if call.kind == "write":
+            return "## The company was founded in 1887 by a sailor\n- and more chat"
+        return diligent(call)
+    rt, plan, state, events = notes_run(embellishing, sessions=2, summary_words=60)
+    summary = state.summaries["day.txt"]
+    assert "1887" not in summary and "chat" not in summary
+    assert "heading_unsupported" in finished_records(events)[-1].flags
+
+    def slips_once(call):     # a year the notes do not write, then, reminded, their own words
+        if call.kind == "write":
+            reminded = "(Use only words and numbers written in the notes" in call.prompt
+            return "## Budget sign-off for the projects\n" if reminded else "## Budget sign-off of 1887\n"
+        return diligent(call)
+    rt, plan, state, events = notes_run(slips_once, sessions=2, preset="generic", summary_words=60)
+    write = finished_records(events)[-1]
+    assert {"heading_unsupported", "heading_retried"} <= set(write.flags) and write.attempts == 2
+    assert state.summaries["day.txt"].splitlines()[0] == "## Budget sign-off for the projects"
+    assert not [e for e in events if isinstance(e, RoundRepaired)]
+
+    def naming(call):
+        if call.kind == "write":
+            return "## Budget sign-off for the projects\n"
+        return diligent(call)
+    rt, plan, state, events = notes_run(naming, sessions=2, preset="generic", summary_words=60)
+    assert state.summaries["day.txt"].splitlines()[0] == "## Budget sign-off for the projects"
+    bullets = state.summaries["day.txt"].splitlines()[1:]
+    notes = state.notes["day.txt"]
+    assert bullets == [f"- {n['point']} [{n['id']}]" for n in notes]       # the notes, each linked
+
+
+def test_a_chat_days_todo_file_holds_the_tasks_its_people_wrote_not_its_tools_or_command_prompts():
+    day = "\n".join([
+        "[user] <command-message>kitchen:prep</command-message>\n<command-name>/kitchen:prep</command-name>\n",
+        "[user] # Prep Command\n\nDecompose the plan into tasks.\n\n- [ ] #1 <action verb + description>\n"
+        "- [ ] Would a staff engineer approve this decomposition?\n",
+        "[assistant] The plan is approved. Mika will send the release notice by Monday.\n",
+        '[tool_call] Edit: {"file_path": "tasks/todo.md", "old_string": "- [ ] #1 Add the cache store"}\n',
+        "[tool_result] - [ ] `go test ./internal/cache/` must pass by Friday\n",
+        "[user] Thanks. I will review the pull request by Friday.\n",
+        "[assistant] Understood.\n"])
+    rt = FakeRuntime()
+    plan = make_plan(rt, day)
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    todos = [t.text for t in report_of(rt, plan, state).todos]
+    assert todos == ["Mika will send the release notice by Monday.",      # the task's sentence (issue 40)
+                     "I will review the pull request by Friday."]
