@@ -789,7 +789,7 @@ def test_the_notes_fill_the_summarys_length_when_rewordings_are_shorter_than_the
     notes are shorter than their sentences: each part chooses sentences for what the notes still have room
     for, divided by the share of a sentence this document's notes keep, so the notes come out at the
     summary's length, not at the 60-86% of it that choosing sentences for the whole length gave on the
-    development set (docs/quality.md, final9)."""
+    development set (docs/quality-history.md, final9)."""
     rt = FakeRuntime()
     plan = make_plan(rt, conversation_day(sessions=6, noise_sessions=()))
     state, options = start(rt, plan, RunOptions(strategy="notes", summary_words=150))
