@@ -1,4 +1,5 @@
-"""The token budget of one round, from n_ctx (DESIGN.md, "The budget"):
+"""The token budget of one round, from n_ctx (every size in tokens of the loaded model, counted with its
+own tokenizer):
 
     n_ctx >= static_prompt_tokens + summary_in_cap + chunk_budget + summary_out_cap + margin
 

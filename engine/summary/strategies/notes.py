@@ -1,4 +1,4 @@
-"""Evidence-linked notes: what small models can carry (DESIGN.md, "Evidence-linked notes").
+"""Evidence-linked notes: what small models can carry (docs/features.md, "Summaries that show their evidence").
 
 for each part:  code chooses the sentences that add most to what the notes hold (engine.summary.salience), as
                 many as the notes still have room for, measured by how much of a sentence its note keeps,
