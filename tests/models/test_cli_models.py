@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from precis.gui.launcher import main
 from tests.gguf_builder import llama_like, write_gguf
 
@@ -56,6 +58,7 @@ def test_missing_file_and_bad_context_are_bad_input(tmp_path, capsys):
     assert "No model file" in err and "multiple of 256" in err
 
 
+@pytest.mark.real_model      # --measure loads the bundled model to read what llama.cpp allocates
 def test_plan_measure_puts_llama_cpp_allocation_next_to_the_estimate(capsys):
     assert main(["plan", "--n-ctx", "1024", "--measure", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -91,6 +94,7 @@ def test_plan_files_json_lists_every_chunk_and_the_budget(capsys, sample_documen
     assert "photo.txt looks like a binary file" in captured.err
 
 
+@pytest.mark.real_model      # --measure loads the bundled model to read what llama.cpp allocates
 def test_plan_human_readable_with_files_and_measured_speed(capsys, sample_document):
     assert main(["plan", str(sample_document), "--n-ctx", "2048", "--measure"]) == 0
     out = capsys.readouterr().out
