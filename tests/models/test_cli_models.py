@@ -120,3 +120,18 @@ def test_plan_per_file_and_nothing_readable(capsys, tmp_path):
     assert main(["plan", str(tmp_path / "a.md"), str(tmp_path / "b.md")]) == 2
     err = capsys.readouterr().err
     assert "a.md is empty" in err and "b.md looks like a binary file" in err and "None of the given files" in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["summarize", "--help"], ["plan", "--help"]])
+def test_help_lists_every_exit_code_in_order(argv, capsys):
+    """`precis --help` listed 0-4 and 130 but not 5 (model server); every code the command line can exit with
+    is listed, with what it means."""
+    import re
+
+    from precis.engine.errors import ExitCode
+    with pytest.raises(SystemExit):
+        main(argv)
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text[text.index("exit codes: "):]
+    assert [int(n) for n in re.findall(r"(?:: |, )(\d+) [a-zA-Z]", listed)] == [code.value for code in ExitCode]
+    assert "5 model server (--server) unreachable" in listed
