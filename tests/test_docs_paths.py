@@ -82,12 +82,22 @@ def module_exists(dotted: str) -> bool:
     return False
 
 
+def path_exists(path: str) -> bool:
+    """A file or folder of the checkout, or ``folder/module.name``: a name defined in folder/module.py."""
+    if (ROOT / path).exists():
+        return True
+    module, _, name = path.rpartition(".")
+    source = ROOT / f"{module}.py"
+    return bool(module) and name.isidentifier() and source.is_file() and \
+        _defines(source.read_text(encoding="utf-8"), name)
+
+
 def stale_names(text: str, here: Path) -> list[str]:
     """The names in ``text`` (found in the file ``here``) that point at nothing in the checkout."""
     stale = []
     for match in _PATH.finditer(text):
         path = match.group(1).rstrip(".")
-        if not _TEMPLATE.search(path) and path not in QUOTED and not (ROOT / path).exists():
+        if not _TEMPLATE.search(path) and path not in QUOTED and not path_exists(path):
             stale.append(path)
     for match in _MODULE.finditer(text):
         if not module_exists(match.group(1)):
@@ -126,6 +136,8 @@ def test_a_moved_file_is_caught(tmp_path):
         "precis.engine.speed_log", "engine.strategies.base"]
     assert stale_names("precis.models.session.job.no_such_function", here) == [
         "precis.models.session.job.no_such_function"]
+    assert stale_names("models/session/job.no_such_function", here) == ["models/session/job.no_such_function"]
     # what exists passes, templates and globs are not paths
     assert stale_names("engine/planning/memory_plan.py, precis.models.session.job.run_job, [x](cli.md), "
+                       "models/session/job.run_job, "
                        "bench/results/quality-TAG.json, bench/results/quality-final5*.json", here) == []
