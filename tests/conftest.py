@@ -44,3 +44,35 @@ def gemma3_path() -> Path:
 @pytest.fixture(scope="session")
 def sample_document() -> Path:
     return REPO_ROOT / "resources" / "sample_day.txt"
+
+
+MODEL_SERVERS = ("llama_cpp.server", "llama-server")
+
+
+@pytest.fixture(autouse=True)
+def real_models_only_when_marked(request, monkeypatch):
+    """A test that loads a model's weights or starts a model server must be marked real_model, so that
+    `make check` (-m "not real_model") never does either: an unmarked one fails here and says so. A
+    tokenizer alone (vocab_only: no weights, no compute) is allowed everywhere."""
+    if request.node.get_closest_marker("real_model"):
+        return
+    import subprocess
+
+    from precis.engine.runtime.llama import LlamaRuntime
+    load = LlamaRuntime.load
+
+    def load_vocab_only(path, settings, *, vocab_only=False):
+        if not vocab_only:
+            raise RuntimeError(f"{request.node.nodeid} loads a real model ({Path(path).name}): mark it real_model")
+        return load(path, settings, vocab_only=True)
+
+    popen_init = subprocess.Popen.__init__
+
+    def popen_without_model_servers(self, args, *rest, **kwargs):
+        argv = " ".join(str(a) for a in args) if isinstance(args, (list, tuple)) else str(args)
+        if any(server in argv for server in MODEL_SERVERS):
+            raise RuntimeError(f"{request.node.nodeid} starts a model server: mark it real_model")
+        popen_init(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(LlamaRuntime, "load", staticmethod(load_vocab_only))
+    monkeypatch.setattr(subprocess.Popen, "__init__", popen_without_model_servers)

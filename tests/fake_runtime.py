@@ -1,6 +1,6 @@
-"""A scripted stand-in for engine.runtime.LlamaRuntime: deterministic, instant, and honest about
+"""A scripted stand-in for engine.runtime.llama.LlamaRuntime: deterministic, instant, and honest about
 prefix reuse and max_tokens, so strategy logic can be tested fast. Never the only proof: the real
-model runs end to end in tests/engine/test_summarize_real.py and tests/gui/."""
+model runs end to end in tests/models/test_summarize_real.py and tests/gui/."""
 from __future__ import annotations
 
 import re

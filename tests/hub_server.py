@@ -1,6 +1,7 @@
 """A local HTTP server speaking the part of the Hugging Face Hub API that huggingface-hub uses:
 model search, model info with file metadata, and file resolution (HEAD + GET with Range).
-Scriptable failures: cut a download after N bytes once, lie about a file's size, 404s."""
+Scriptable failures: cut a download after N bytes once, lie about a file's size, 404s, and silence: the
+connection accepted and the request read, then nothing sent until the server stops."""
 from __future__ import annotations
 
 import hashlib
@@ -19,6 +20,8 @@ class HubState:
     cut_after: dict = field(default_factory=dict)      # filename -> bytes to send before dropping, once
     listed_size: dict = field(default_factory=dict)    # filename -> size the API claims (a lie)
     requests: list = field(default_factory=list)       # (method, path, Range header)
+    silent: bool = False                               # read each request, never answer it
+    stopped: threading.Event = field(default_factory=threading.Event)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -55,6 +58,10 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         path = unquote(url.path)
         self.state.requests.append((self.command, path, self.headers.get("Range")))
+        if self.state.silent:
+            self.state.stopped.wait()
+            self.close_connection = True
+            return
         if path == "/api/models":
             q = parse_qs(url.query)
             term = (q.get("search") or [""])[0].lower()
@@ -126,5 +133,6 @@ class HubServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.state.stopped.set()        # silent handlers end, so no thread outlives the server
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -1,5 +1,5 @@
 """bench/gpu_offload.py's comparison, without loading anything: the plan for the bundled SmolLM2 (from its
-header) against llama.cpp's load log printed with its own formats and LLAMA_CPP.md's Vulkan numbers."""
+header) against llama.cpp's load log printed with its own formats and the Vulkan build's numbers."""
 from __future__ import annotations
 
 import pytest

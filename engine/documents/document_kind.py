@@ -5,7 +5,7 @@ The rules preset follows it when the person leaves the preset on "Automatic" (en
 every document got the conversation archive's: a meeting's or a story's notes were sorted under "Done",
 "Decisions and judgements" and "Reusable patterns", a git log's added, changed and fixed all under "実施"
 (done), and the rolling and map-reduce rounds were told they kept "a day's conversations between a person
-and an AI assistant" (docs/quality.md, "The preset follows the document").
+and an AI assistant" (docs/quality-history.md, "The preset follows the document").
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The token budget of one round, from n_ctx (DESIGN.md, "The budget"):
+"""The token budget of one round, from n_ctx (every size in tokens of the loaded model, counted with its
+own tokenizer):
 
     n_ctx >= static_prompt_tokens + summary_in_cap + chunk_budget + summary_out_cap + margin
 
@@ -36,7 +37,7 @@ class Budget:
     chunk_budget: int               # the chunk each round reads: the smaller of the two below
     overlap_tokens: int = 0
     context_chunk_budget: int = 0   # the largest chunk the context allows (0: the same as chunk_budget)
-    effective_chunk_tokens: int = 0 # the size models of this size write best at (0: no cap), docs/quality.md
+    effective_chunk_tokens: int = 0 # the size models of this size write best at (0: no cap), docs/quality-history.md
 
     @property
     def worst_case_tokens(self) -> int:

@@ -1,6 +1,6 @@
 """What the memory plan and the budget need to know about a model, independent of how it was read.
 
-models/gguf_facts.py fills this from a GGUF header; tests build it by hand for families that can't
+models/gguf/facts.py fills this from a GGUF header; tests build it by hand for families that can't
 be loaded here. Per-layer lists have one entry per block (``n_layer`` entries).
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Read in llama.cpp 0c1e57098 (vendored by llama-cpp-python 0.3.36):
 - Which layers (src/llama-model.cpp, load_tensors): ``i_gpu_start = max(n_layer + 1 - N, 0)``; layer il is
   offloaded when il >= i_gpu_start, the output layer (index n_layer) as soon as N >= 1. So N counts the output
   layer first, then repeating layers from the last one down: SmolLM2's "offloaded 10/31 layers" is its output
-  and layers 21..29 (LLAMA_CPP.md: 9 layers' KV on Vulkan0, 21 in RAM). The input layer (token embeddings)
+  and layers 21..29 (the Vulkan log: 9 layers' KV on Vulkan0, 21 in RAM). The input layer (token embeddings)
   always stays on the CPU. Several GPUs share the offloaded layers in proportion to their free memory.
 - Which tensors are a layer's (src/llama-arch.cpp, LLM_TENSOR_INFOS): blk.N.* are layer N's; token_embd,
   pos_embd, token_types and per_layer_token_embd are the input layer's; output, output_norm and the other
@@ -25,7 +25,7 @@ Read in llama.cpp 0c1e57098 (vendored by llama-cpp-python 0.3.36):
   token-embedding lookup (2 x n_embd x n_ubatch F32), positions, the KQ mask per cache (n_kv x n_ubatch,
   F32, F16 with flash attention), output ids and the KV write indices (one per V element without flash
   attention, which stores V transposed). For SmolLM2 at n_ctx 2048 that sums to 7.01 MiB, the
-  "Vulkan_Host compute buffer size" llama.cpp printed (LLAMA_CPP.md).
+  "Vulkan_Host compute buffer size" llama.cpp printed on the Vulkan build here.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The whole plan of a run before anything heavy is loaded: budget, chunks, rounds, memory, time.
 
 Tokens are the model's own (a vocab-only load is enough). The time estimate uses speeds measured
-on this machine (engine.speed_log) and is absent, not guessed, until a speed was measured.
+on this machine (engine.storage.speed_log) and is absent, not guessed, until a speed was measured.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The summary's length follows what the document says: about WORDS_PER_1K_TOKENS words per 1,000 of its
 tokens, a meeting transcript's speaker labels and fillers left out (PlannedDocument.said_tokens), within
-bounds (measured against the plain refine loop's summaries in docs/quality.md), CHARS_PER_WORD characters
+bounds (measured against the plain refine loop's summaries in docs/quality-history.md), CHARS_PER_WORD characters
 a word. The notes strategy fills that length with its notes, each part choosing as many sentences as the
 notes still have room for (part_sentence_chars).
 """

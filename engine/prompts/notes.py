@@ -64,7 +64,7 @@ REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because
                         "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more
-# briefly than the message when reminded (measured on the development project log, docs/quality.md).
+# briefly than the message when reminded (measured on the development project log, docs/quality-history.md).
 REWORD_EXAMPLE_SENTENCES_JA = ("[1] 営業: 納品が間に合わないので、発売は 5 月に延ばしたほうがいいと思います。\n"
                                "[2] 田中: それなら価格は先週決めたとおり 25 ユーロのままです。")
 REWORD_EXAMPLE_NOTES_JA = ("[1] 営業は納品遅れを理由に発売の 5 月延期を提案\n"

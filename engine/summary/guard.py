@@ -45,7 +45,7 @@ class GuardSettings:
     # After this many parts in a row whose rewrite failed twice (each salvaged as its notes), the rest of the
     # document's parts are taken as notes straight away, the model no longer asked to rewrite (0: always
     # asked). Qwen2.5-Coder-1.5B failed 4 of 5 rolling rounds and 5 of 6 maps on development documents,
-    # each failed part costing two long attempts before its notes (docs/quality.md, "Giving up on rewrites").
+    # each failed part costing two long attempts before its notes (docs/quality-history.md, "Giving up on rewrites").
     notes_after_failed_parts: int = 2
     # A reply of a few characters for a part with something in it is no summary: SmolLM2 through a server at
     # parallel 2 once answered a 1,500-character part with "[Rem", and the run finished with it

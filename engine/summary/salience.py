@@ -9,7 +9,7 @@ Parts take sentences in turn, in document order, each up to its share of the sum
 part adds what the parts before it did not say, and every part that has a sentence worth taking gives
 at least one: no part is lost.
 
-Measured on the development meetings and story against the human question/answer pairs (docs/quality.md,
+Measured on the development meetings and story against the human question/answer pairs (docs/quality-history.md,
 "Code chooses, the model rewords"): about 1,500 characters of these sentences recalled 0.40, 0.31 and
 0.32 of the facts, where the 1.5B model's own notes on the same documents recalled 0.40 (in 1,700
 characters), 0.23 (1,500) and 0.29 (2,000); and choosing them costs no model call.
@@ -52,7 +52,7 @@ MIN_SENTENCE_UNITS = 5           # content words (or CJK bigrams) a sentence nee
 # every document: a long Japanese one's formulas hold three too ("和泉なおみ議員の代表質問にお答えをいたします。").
 RELAXED_MIN_SENTENCE_UNITS = 3
 MAX_SENTENCE_CHARS = 300         # a longer sentence cannot be said again in one short note
-LENGTH_POWER = 0.7               # gain per character**0.7: recalled more than 1.0 on all three (docs/quality.md)
+LENGTH_POWER = 0.7               # gain per character**0.7 recalled more than 1.0 on all three (docs/quality-history.md)
 
 
 _SPELLED_PLURAL = re.compile(r"\b(?:[A-Z]_)+[A-Z]_?s\b")

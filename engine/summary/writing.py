@@ -9,7 +9,7 @@ rewording of its quote, a checked merge of two (engine.summary.compaction), or, 
 rewording passed, the sentence cleaned of fillers and marked "taken verbatim"), and every part that
 gave notes is in it.
 
-Why not prose merged from the notes: measured on the development meetings and story (docs/quality.md,
+Why not prose merged from the notes: measured on the development meetings and story (docs/quality-history.md,
 "Code chooses, the model rewords"), the 1.5B model's merged bullets kept less than the notes they
 merged (fact recall 0.34 against the notes' 0.40 at the same length on one meeting; 0.08 against 0.28
 on another, where it merged 15 notes into 5 bullets and added "actions" no one assigned). A heading it

@@ -13,9 +13,15 @@ from precis.engine.errors import ExitCode, PrecisError
 from precis.models.gguf.header import GGUFError
 from precis.models.session.request import PLAN, SUMMARIZE, add_options
 
-EXIT_CODES_HELP = ("exit codes: 0 done, 1 unexpected failure, 2 bad input (file, option, output folder), "
-                   "3 model error, 4 Hugging Face Hub unreachable, 5 model server (--server) unreachable, refusing "
-                   "or broke off, 130 cancelled (finished rounds are kept)")
+# What each exit code means, for --help. Keyed by ExitCode so that a code added there and not here fails at
+# import instead of going unlisted (the top-level help once left 5 out).
+EXIT_CODE_MEANINGS = {
+    ExitCode.OK: "done", ExitCode.FAILED: "unexpected failure",
+    ExitCode.BAD_INPUT: "bad input (file, option, output folder)", ExitCode.MODEL: "model error",
+    ExitCode.HUB: "Hugging Face Hub unreachable",
+    ExitCode.SERVER: "model server (--server) unreachable, refusing or broke off",
+    ExitCode.CANCELLED: "cancelled (finished rounds are kept)"}
+EXIT_CODES_HELP = "exit codes: " + ", ".join(f"{code.value} {EXIT_CODE_MEANINGS[code]}" for code in ExitCode)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,6 +57,7 @@ def endpoint() -> str | None:
 # (15 minutes observed). Connect fails fast; a read that stalls this long fails and is retried.
 RETRIES = 2                       # after the first try, on timeouts, dropped connections, 429 and 5xx
 RETRY_BACKOFF_S = 1.0
+MIN_TRY_S = 0.5                   # a try with less time than this left is not started
 _configured_for: tuple[float, float] | None = None
 
 
@@ -64,6 +65,14 @@ def timeouts() -> tuple[float, float]:
     """(connect, read) seconds; PRECIS_HUB_CONNECT_TIMEOUT / PRECIS_HUB_READ_TIMEOUT change them."""
     return (float(os.environ.get("PRECIS_HUB_CONNECT_TIMEOUT", "5")),
             float(os.environ.get("PRECIS_HUB_READ_TIMEOUT", "30")))
+
+
+def search_budget_s() -> float:
+    """All a search may take, in seconds, tries and waits between them included; PRECIS_HUB_SEARCH_TIMEOUT
+    changes it. A person is waiting at a prompt or in the download dialog, and three tries of the read
+    timeout kept them waiting 94 s against a Hub that accepted the connection and never answered. Downloads
+    keep the full retries: they resume, and their wait is shown as progress."""
+    return float(os.environ.get("PRECIS_HUB_SEARCH_TIMEOUT", "30"))
 
 
 def _configure_http() -> None:
@@ -102,21 +111,25 @@ def _api():
     return HfApi(endpoint=endpoint())
 
 
-def _with_retries(call, what: str):
-    """``call()``, retried a bounded number of times on timeouts, dropped connections, 429 and 5xx."""
+def _with_retries(call, what: str, deadline: float | None = None):
+    """``call()``, retried a bounded number of times on timeouts, dropped connections, 429 and 5xx; with a
+    ``deadline`` (time.monotonic()), no try or wait starts that would end after it, and ``call`` is given the
+    seconds left so that its own timeout ends there too."""
     import time
 
     import httpx2
     from huggingface_hub.errors import HfHubHTTPError
     for attempt in range(RETRIES + 1):
         try:
-            return call()
+            return call() if deadline is None else call(deadline - time.monotonic())
         except (httpx2.TimeoutException, httpx2.NetworkError, HfHubHTTPError) as exc:
             status = getattr(getattr(exc, "response", None), "status_code", 0) or 0
             transient = not isinstance(exc, HfHubHTTPError) or status == 429 or status >= 500
-            if not transient or attempt == RETRIES:
-                raise _explain(exc, what) from exc
-            time.sleep(RETRY_BACKOFF_S * 2 ** attempt)
+            backoff_s = RETRY_BACKOFF_S * 2 ** attempt
+            out_of_time = deadline is not None and time.monotonic() + backoff_s >= deadline - MIN_TRY_S
+            if not transient or attempt == RETRIES or out_of_time:
+                raise _explain(exc, what, deadline is not None) from exc
+            time.sleep(backoff_s)
         except HubError:
             raise
         except Exception as exc:  # other errors of several libraries: each gets a clear message
@@ -136,15 +149,17 @@ def _check_reachable(timeout_s: float = 3.0) -> None:
                        "Your local models keep working; try again when online.") from exc
 
 
-def _explain(exc: Exception, what: str) -> HubError:
+def _explain(exc: Exception, what: str, within_budget: bool = False) -> HubError:
     import httpx2 as httpx  # huggingface-hub 2.x's HTTP client
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
     if isinstance(exc, (RepositoryNotFoundError, EntryNotFoundError)) or \
             isinstance(exc, HfHubHTTPError) and getattr(exc.response, "status_code", 0) == 404:
         return HubError(f"{what}: not found on the Hub (check the repository and file name).")
     if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
-        return HubError(f"{what}: the Hugging Face Hub did not answer within {timeouts()[1]:g} s ({RETRIES + 1} "
-                        "tries). Your local models keep working; try again later.")
+        waited = (f"within {search_budget_s():g} s, so the search gave up" if within_budget else
+                  f"within {timeouts()[1]:g} s ({RETRIES + 1} tries)")
+        return HubError(f"{what}: the Hugging Face Hub did not answer {waited}. Your local models keep working; "
+                        "try again later.")
     if isinstance(exc, (httpx.ConnectError, httpx.TimeoutException, httpx.NetworkError, OSError)):
         return HubError(f"{what}: the Hugging Face Hub cannot be reached (no network?). Your local models keep "
                         "working; try again when online.")
@@ -153,19 +168,25 @@ def _explain(exc: Exception, what: str) -> HubError:
 
 
 def search(query: str, limit: int = 20) -> list[HubRepo]:
-    """GGUF repositories matching ``query``, most downloaded first. One page of the Hub's model search,
-    asked directly: huggingface-hub's paginated listing retries a silent server for half a minute
-    on its own, under the bounded retries here."""
+    """GGUF repositories matching ``query``, most downloaded first, or a HubError within search_budget_s().
+    One page of the Hub's model search, asked directly: huggingface-hub's paginated listing retries a
+    silent server for half a minute on its own, under the bounded retries here."""
+    import time
+    deadline = time.monotonic() + search_budget_s()
     api = _api()
 
-    def call():
+    def call(left_s: float):
+        import httpx2
         from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+        connect_s, read_s = timeouts()
+        left_s = max(MIN_TRY_S, left_s)
         response = get_session().get(f"{api.endpoint}/api/models", headers=build_hf_headers(),
                                      params={"search": query, "filter": "gguf", "sort": "downloads",
-                                             "direction": -1, "limit": limit})
+                                             "direction": -1, "limit": limit},
+                                     timeout=httpx2.Timeout(min(read_s, left_s), connect=min(connect_s, left_s)))
         hf_raise_for_status(response)
         return [HubRepo(m["id"], int(m.get("downloads") or 0), int(m.get("likes") or 0)) for m in response.json()]
-    return _with_retries(call, f"Searching for {query!r}")
+    return _with_retries(call, f"Searching for {query!r}", deadline)
 
 
 def quantization_of(filename: str) -> str:

@@ -1,6 +1,6 @@
 """What a model of a given size does best, from resources/model_profiles.json: the chunk size its
 summaries are best at and the default strategy. The numbers behind it come from bench/quality.py
-(docs/quality.md); sizes that were not measured keep the context-safe chunk and the rolling strategy."""
+(docs/quality-history.md); sizes that were not measured keep the context-safe chunk and the rolling strategy."""
 from __future__ import annotations
 
 import json

@@ -46,7 +46,7 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
     if b.context_chunk_budget > b.chunk_budget:
         lines.append(PlanLine(f"Chunks of {b.chunk_budget:,} tokens: the context allows {b.context_chunk_budget:,}, "
                               f"but models of this size summarize best at {b.effective_chunk_tokens:,} or less "
-                              "(docs/quality.md)"))
+                              "(docs/quality-history.md)"))
     if per_document:
         for d in plan.documents:
             bounds: dict[str, int] = {}

@@ -2,7 +2,7 @@
 
 The lines are printed with llama.cpp 0c1e57098's own formats (the printf strings in src/llama.cpp,
 llama-model.cpp, llama-kv-cache.cpp, llama-context.cpp, ggml-alloc.c, ggml-cuda.cu), the numbers those
-LLAMA_CPP.md records for SmolLM2 with 10 layers on lavapipe at n_ctx 2048.
+llama.cpp printed for SmolLM2 with 10 layers on lavapipe at n_ctx 2048.
 """
 from __future__ import annotations
 

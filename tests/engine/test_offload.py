@@ -1,7 +1,7 @@
 """The offload plan: which layers llama.cpp puts on the GPU for N, and the bytes each pool then holds.
 
 Placement and buffers as read in llama.cpp 0c1e57098 (engine/planning/offload.py's docstring); the bundled
-SmolLM2's figures are what llama.cpp printed on this machine's Vulkan build (lavapipe, LLAMA_CPP.md). Tiny
+SmolLM2's figures are what llama.cpp printed on this machine's Vulkan build (lavapipe). Tiny
 GGUFs from tests/gguf_builder.py give exact, hand-checkable tensor tables.
 """
 from __future__ import annotations

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from precis.gui.launcher import main
 from tests.gguf_builder import llama_like, write_gguf
 
@@ -56,6 +58,7 @@ def test_missing_file_and_bad_context_are_bad_input(tmp_path, capsys):
     assert "No model file" in err and "multiple of 256" in err
 
 
+@pytest.mark.real_model      # --measure loads the bundled model to read what llama.cpp allocates
 def test_plan_measure_puts_llama_cpp_allocation_next_to_the_estimate(capsys):
     assert main(["plan", "--n-ctx", "1024", "--measure", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -91,6 +94,7 @@ def test_plan_files_json_lists_every_chunk_and_the_budget(capsys, sample_documen
     assert "photo.txt looks like a binary file" in captured.err
 
 
+@pytest.mark.real_model      # --measure loads the bundled model to read what llama.cpp allocates
 def test_plan_human_readable_with_files_and_measured_speed(capsys, sample_document):
     assert main(["plan", str(sample_document), "--n-ctx", "2048", "--measure"]) == 0
     out = capsys.readouterr().out
@@ -116,3 +120,18 @@ def test_plan_per_file_and_nothing_readable(capsys, tmp_path):
     assert main(["plan", str(tmp_path / "a.md"), str(tmp_path / "b.md")]) == 2
     err = capsys.readouterr().err
     assert "a.md is empty" in err and "b.md looks like a binary file" in err and "None of the given files" in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["summarize", "--help"], ["plan", "--help"]])
+def test_help_lists_every_exit_code_in_order(argv, capsys):
+    """`precis --help` listed 0-4 and 130 but not 5 (model server); every code the command line can exit with
+    is listed, with what it means."""
+    import re
+
+    from precis.engine.errors import ExitCode
+    with pytest.raises(SystemExit):
+        main(argv)
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text[text.index("exit codes: "):]
+    assert [int(n) for n in re.findall(r"(?:: |, )(\d+) [a-zA-Z]", listed)] == [code.value for code in ExitCode]
+    assert "5 model server (--server) unreachable" in listed

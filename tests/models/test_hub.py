@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 
 import pytest
 
@@ -101,3 +102,42 @@ def test_not_found_size_mismatch_and_no_network(server, monkeypatch):
     with pytest.raises(hub.HubError, match="cannot be reached"):
         hub.search("qwen")
     assert main(["models", "search", "qwen"]) == 4
+
+
+@pytest.mark.parametrize("read_timeout_s, budget_s", [("30", "2"), ("0.6", "2.5")])
+def test_a_search_of_a_silent_hub_gives_up_within_its_budget_and_says_so(server, monkeypatch, read_timeout_s,
+                                                                        budget_s):
+    """A Hub that accepts the connection and never answers: a search gives up when its budget is spent (30 s by
+    default), not after three tries of the read timeout (94 s measured before), whether one try would outlast
+    the budget (read timeout 30 s) or several fit in it (0.6 s: tried again while time was left)."""
+    monkeypatch.setenv("PRECIS_HUB_READ_TIMEOUT", read_timeout_s)
+    monkeypatch.setenv("PRECIS_HUB_SEARCH_TIMEOUT", budget_s)
+    assert hub.search("small")          # answered: the client's imports and set-up are not timed below
+    server.state.silent = True
+    server.state.requests.clear()
+    started = time.monotonic()
+    with pytest.raises(hub.HubError, match=rf"did not answer within {budget_s} s, so the search gave up"):
+        hub.search("gguf")
+    waited_s = time.monotonic() - started
+    searches = [r for r in server.state.requests if r[1] == "/api/models"]
+    assert float(budget_s) - 1.0 <= waited_s <= float(budget_s) + 1.0
+    assert len(searches) == (1 if read_timeout_s == "30" else 2)
+
+
+def test_the_command_line_search_of_a_silent_hub_exits_4_and_says_it_gave_up(server, monkeypatch, capsys):
+    monkeypatch.setenv("PRECIS_HUB_SEARCH_TIMEOUT", "1")
+    server.state.silent = True
+    assert main(["models", "search", "qwen"]) == 4
+    assert "did not answer within 1 s, so the search gave up" in capsys.readouterr().err
+
+
+def test_a_download_from_a_hub_that_falls_silent_still_gets_every_try(server, monkeypatch):
+    """The search's budget is the search's alone: a download's look-ups keep their three tries of the read
+    timeout (they resume, and the dialog shows their progress)."""
+    monkeypatch.setenv("PRECIS_HUB_READ_TIMEOUT", "0.4")
+    monkeypatch.setenv("PRECIS_HUB_SEARCH_TIMEOUT", "0.1")
+    monkeypatch.setattr(hub, "RETRY_BACKOFF_S", 0.01)
+    server.state.silent = True
+    with pytest.raises(hub.HubError, match=r"within 0.4 s \(3 tries\)"):
+        hub.download("acme/Small-GGUF", "small-Q4_K_M.gguf")
+    assert len([r for r in server.state.requests if r[1].startswith("/api/models/acme")]) == 3

@@ -23,6 +23,9 @@ from precis.models.cli.main import main
 from precis.models.session.planner import plan_run
 from precis.models.session.request import RunRequest
 
+# Starts a real model server and loads the bundled model in process: the whole suite only (`make test`).
+pytestmark = pytest.mark.real_model
+
 SERVER_N_CTX = 2048
 API_KEY = "precis-test-key-1234"
 

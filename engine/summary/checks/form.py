@@ -31,7 +31,7 @@ from precis.engine.summary.salience import units_of
 
 # A sentence mostly made of runs of LIFTED_RUN_WORDS words or more in a row from the part is a line lifted from
 # it ("He stands up, staring at the closed door for a minute after she is gone."), not what happens said
-# briefly. Eight, as the copy rate of bench/quality_metrics counts: a short line naturally shares a phrase
+# briefly. Eight, as the copy rate of bench/quality_metrics.py counts: a short line naturally shares a phrase
 # of six ("Marketing will send the colour survey by Friday" of "Yes, I will send the colour survey by Friday").
 LIFTED_SHARE = 0.6
 LIFTED_RUN_WORDS = 8

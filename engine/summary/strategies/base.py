@@ -255,7 +255,7 @@ class RunContext:
         rewording; a git log's part gives its commit subjects. They replaced the model's own "point ||
         quote" notes over the whole part, which on the development earnings call put "Marketing proposes
         ..." (the meeting preset's example speaker, on a call with none) into a rolling summary, were a
-        third refused on the meetings, and cost a 2,000-token read per failed part (docs/quality.md)."""
+        third refused on the meetings, and cost a 2,000-token read per failed part (docs/quality-history.md)."""
         from precis.engine.summary.evidence import Note
         from precis.engine.summary.notes_extraction import salient_notes_for_part
         earlier = [Note.from_dict(d) for d in self.state.notes.get(doc.name, [])]

@@ -1,4 +1,4 @@
-"""Evidence-linked notes: what small models can carry (DESIGN.md, "Evidence-linked notes").
+"""Evidence-linked notes: what small models can carry (docs/features.md, "Summaries that show their evidence").
 
 for each part:  code chooses the sentences that add most to what the notes hold (engine.summary.salience), as
                 many as the notes still have room for, measured by how much of a sentence its note keeps,
@@ -15,7 +15,7 @@ The model never rewrites a growing summary and never sees its earlier notes. Why
 model's own notes ("point || quote" lines over the whole part) recalled fewer of the human
 question/answer facts than the sentences chosen here at the same length, a third of its notes were
 refused (quotes not in the part, points it does not support), and each part cost a 2,000-token read
-(about 50 s here) where a rewording costs about 12 s (docs/quality.md, "Code chooses, the model
+(about 50 s here) where a rewording costs about 12 s (docs/quality-history.md, "Code chooses, the model
 rewords"). The curve shows the notes' length after each part.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The rolling summary: previous summary + next chunk -> updated summary, rules at the top every round.
 
 Per chunk: noise-only chunks keep the summary untouched (nothing to add: no model call); a summary near its cap
-is compacted first in an explicit, marked round; then the guarded round (engine.strategies.base).
+is compacted first in an explicit, marked round; then the guarded round (engine.summary.strategies.base).
 """
 from __future__ import annotations
 
