@@ -44,7 +44,7 @@ test: lint
 # server, and `slow` ones read a 200 MB line; everything else runs against the scripted fake runtime, local
 # fake servers, or a model's tokenizer alone (vocab_only: no weights, no compute).
 check: lint
-	$(BIN)/python -m pytest -m "not real_model and not slow"
+	$(BIN)/python -m pytest -m "not real_model and not slow" -n auto --dist loadfile
 
 bench: setup
 	$(BIN)/python -m bench
