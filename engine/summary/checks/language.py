@@ -14,6 +14,7 @@ from precis.engine.summary.checks import (
     merge_claim,
 )
 from precis.engine.summary.checks import note_example as _note
+from precis.engine.summary.checks.grounding import TITANIUM
 from precis.engine.summary.language import wrong_language
 
 
@@ -40,7 +41,6 @@ COMMIT = "Windows のビルドにアーキテクチャを追加する"
 STATION = ("するとどこかで、ふしぎな声が、銀河ステーション、銀河ステーションと言う声がしたと思うと、"
            "眼の前が明るくなった。")
 CONDUCTOR = "「切符を拝見いたします」三人の席の横に、赤い帽子をかぶったせいの高い車掌が立っていて言いました。"
-TITANIUM = (("Marketing proposes a titanium case for the remote", "we could do titanium"),)
 TICKET = (("赤い帽子の車掌が切符を拝見", CONDUCTOR),)
 
 CHECKS = (
