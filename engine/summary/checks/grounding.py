@@ -73,7 +73,25 @@ def _example_leak(claim: Claim) -> str | None:
     names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", claim.example)} & leaked
     if names or leaked & _example_themes(claim.example) or len(leaked) >= EXAMPLE_WORDS_SHOWN:
         return f"the worked example's {', '.join(sorted(leaked))}, not the part's"
+    told = _ideograph_pairs(claim.example) & _ideograph_pairs(claim.text) - cjk_bigrams(claim.shown)
+    if told & _example_themes_ja(claim.example):
+        return f"the worked example's {'、'.join(sorted(told))}, not the part's"
     return None
+
+
+_IDEOGRAPH_PAIR = re.compile(r"(?=([\u30a0-\u30ff\u4e00-\u9fff]{2}))")      # two kanji or katakana in a row
+
+
+def _ideograph_pairs(text: str) -> set[str]:
+    """Japanese words, roughly: kanji and katakana pairs (kana-only pairs are mostly particles and endings)."""
+    return set(_IDEOGRAPH_PAIR.findall(text))
+
+
+def _example_themes_ja(example: str) -> set[str]:
+    """A Japanese example's words said on two lines or more (its 議長, its バン): told of a part that does not
+    hold them, they are the example's story (a day with an assistant summed up as '議長が ...')."""
+    lines = [_ideograph_pairs(line) for line in example.splitlines() if line.strip()]
+    return {w for w in set().union(*lines) if sum(w in line for line in lines) >= 2} if lines else set()
 
 
 # An utterance its speaker broke off ends, with no full stop, on a word no finished English sentence ends
@@ -133,6 +151,8 @@ def _heading_unsupported(claim: Claim) -> str | None:
 
 
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
+EXAMPLE_JA = ("議長：では始めます。今日の議題は配送用バンです。\n佐藤：見積もりは二件です。\n"
+              "議長：では、5月のレンタルで。")
 PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
         "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n")
 SHA = "レビュー指摘の SHA-256 ハッシュキーを反映済み。"
@@ -197,14 +217,23 @@ CHECKS = (
                                 "Industrial Designer: you can get the buttons printed in any colour you want to ,"),
                           "want to ends a sentence"))),
     Check("example_leak", frozenset({ACCOUNT_LINE}), None, _example_leak,
-          refuses=(Example(_line("Maitland waits two days in port before the ferry leaves.", STORY, example=EXAMPLE),
+          refuses=(Example(_line("議長が、リポジトリの現状を調査する。",
+                                 "[assistant] まずコードベースを調査して、現状を理解します。",
+                                 example=EXAMPLE_JA, language="Japanese"),
+                           "the Japanese meeting example's chair told of a day with an assistant (a development run)"),
+                   Example(_line("Maitland waits two days in port before the ferry leaves.", STORY, example=EXAMPLE),
                            "the worked example's ferry told of a story's part (development run)"),
                    Example(_line("Maitland paints a tiger on the ferry.", STORY, example=EXAMPLE + " The ferry left."),
                            "one word the example keeps coming back to (a development meeting's 'van')")),
           passes=(Example(_line("Maitland wakes in a dark room that is not his.", STORY, example=EXAMPLE),
                           "no word of the example's"),
                   Example(_line("Maitland hires a crew.", STORY, example=EXAMPLE + " The ferry left."),
-                          "one word the example says once: a word of any story"))),
+                          "one word the example says once: a word of any story"),
+                  Example(_line("アシスタントがキャッシュの仕様を作成する。",
+                                "[assistant] キャッシュの仕様を作成しました。",
+                                example=EXAMPLE_JA, language="Japanese"),
+                          "a Japanese line of the part's own words")),
+          ),
     Check("heading_unsupported", frozenset({HEADING}), None, _heading_unsupported,
           refuses=(Example(heading_claim("Quarterly earnings outlook", TITANIUM, None), "none of its notes' words"),
                    Example(heading_claim("Titanium case for the remote, release 14.5", TITANIUM, None),
