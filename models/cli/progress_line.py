@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from precis.engine.events import CollapseDetected, RoundFinished, RoundStarted, TokensGenerated
 from precis.models.session.event_text import event_text, round_done_text
-from precis.models.session.job import PlacementChosen
 from precis.models.session.progress import ProgressModel, clock_text
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -29,11 +28,7 @@ class ProgressLine:
     def __call__(self, event) -> None:
         p = self.progress
         p.update(event)
-        if isinstance(event, PlacementChosen):      # where the model runs: said once, before the plan
-            self._line(f"GPU: {event.reason}", final=True)
-            if event.warning:
-                self._line(f"warning: {event.warning}", final=True)
-        elif isinstance(event, (RoundStarted, TokensGenerated)):
+        if isinstance(event, (RoundStarted, TokensGenerated)):
             if self.tty:
                 self._line(f"{p.status_text()}  {sparkline(p.curve, self.collapses)}")
         elif isinstance(event, RoundFinished):

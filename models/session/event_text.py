@@ -18,6 +18,7 @@ from precis.engine.events import (
     RunPlanned,
 )
 from precis.engine.planning.run_plan import duration_text
+from precis.models.session.job import PlacementChosen
 from precis.models.session.progress import ProgressModel, counts_as_part
 
 # What happened to a round while it ran: each gets a line of its own on every surface.
@@ -40,6 +41,11 @@ def planned_text(event: RunPlanned) -> str:
         if event.estimated_seconds else ""
     resumed = f", resuming after {plural(event.resumed_from, 'round')}" if event.resumed_from else ""
     return f"Run {event.run_id}: {plural(event.rounds, 'round')} planned ({event.strategy}{preset}){estimate}{resumed}"
+
+
+def placement_text(event: PlacementChosen) -> str:
+    """Where the model runs, said once before the plan: the GPU layers the fit (or the person) chose and why."""
+    return f"GPU: {event.reason}" + (f"; warning: {event.warning}" if event.warning else "")
 
 
 def note_text(event) -> str:
@@ -72,6 +78,8 @@ def round_done_text(record: RoundRecord, progress: ProgressModel) -> str:
 def event_text(event, progress: ProgressModel | None = None) -> str | None:
     """The line for ``event``; None for what is progress rather than news (a round started, tokens, the
     end, which each surface reports with its own totals). A finished round needs the run's ``progress``."""
+    if isinstance(event, PlacementChosen):
+        return placement_text(event)
     if isinstance(event, RunPlanned):
         return planned_text(event)
     if isinstance(event, NOTE_EVENTS):

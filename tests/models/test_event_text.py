@@ -106,3 +106,18 @@ def test_a_merge_counts_toward_the_plan_and_the_writing_pass_does_not():
     assert round_done_text(_record(3, "write"), progress) == texts[-1]
     assert event_text(ev.RoundFinished(_record(0))) is None            # no progress: no "of N" to tell
     assert event_text(ev.RoundStarted(0, "round", 0, 3, 900, 0)) is None
+
+
+def test_where_the_model_runs_is_said_alike_by_the_command_line_and_a_batch():
+    from precis.models.session.job import PlacementChosen
+    chosen = PlacementChosen(20, 8192, 16384, "20 of 29 layers on CUDA0 (a card); CUDA0 keeps 1,024 MiB free",
+                             "the context was lowered from 16,384 to fit", ())
+    err, batch_err = io.StringIO(), io.StringIO()
+    item = SimpleNamespace(file=str(Path("day.txt").resolve()), name="day.txt", out="out/day", seconds=3.0)
+    ProgressLine(err)(chosen)
+    BatchLog([SimpleNamespace(path=Path("day.txt"))], err=batch_err)(item, chosen)
+    said = "GPU: 20 of 29 layers on CUDA0 (a card); CUDA0 keeps 1,024 MiB free; warning: the context was lowered " \
+           "from 16,384 to fit"
+    assert event_text(chosen) == said
+    assert err.getvalue().splitlines() == [said]
+    assert batch_err.getvalue().splitlines() == [f"precis: [1/1] day.txt: {said}"]
