@@ -2,6 +2,7 @@
 notes', and it makes up nothing of its own (the end of a sentence broken off, the worked example's story)."""
 from __future__ import annotations
 
+import functools
 import re
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
@@ -55,12 +56,18 @@ EXAMPLE_WORDS_SHOWN = 2          # words of the worked example, absent from the 
 _LABEL_AT_LINE_START = re.compile(SPEAKER_PREFIX.pattern, re.M)
 
 
-def _example_themes(example: str) -> set[str]:
+@functools.lru_cache(maxsize=8)               # one worked example per run: read once, not per line
+def _example_themes(example: str) -> frozenset[str]:
     """The words the worked example says twice or more: what it is about (its van, its ferry, its engine).
     Its turns' labels ("Chair:", "[user]") are left out: every meeting has a chair, every chat a user."""
     text = re.sub(r"(?m)^\s*\[[a-z]+\]\s*", "", _LABEL_AT_LINE_START.sub("", example))
     sentences = [content_words(s) for s in re.split(r"(?<=[.!?\n])\s+", text)]
-    return {w for w in set().union(*sentences) if sum(w in s for s in sentences) >= 2}
+    return _said_twice(sentences)
+
+
+def _said_twice(pieces: list[set[str]]) -> frozenset[str]:
+    """The words found in two of ``pieces`` or more."""
+    return frozenset(w for w in set().union(*pieces) if sum(w in piece for piece in pieces) >= 2)
 
 
 def _example_leak(claim: Claim) -> str | None:
@@ -87,11 +94,12 @@ def _ideograph_pairs(text: str) -> set[str]:
     return set(_IDEOGRAPH_PAIR.findall(text))
 
 
-def _example_themes_ja(example: str) -> set[str]:
+@functools.lru_cache(maxsize=8)
+def _example_themes_ja(example: str) -> frozenset[str]:
     """A Japanese example's words said on two lines or more (its 議長, its バン): told of a part that does not
     hold them, they are the example's story (a day with an assistant summed up as '議長が ...')."""
     lines = [_ideograph_pairs(line) for line in example.splitlines() if line.strip()]
-    return {w for w in set().union(*lines) if sum(w in line for line in lines) >= 2} if lines else set()
+    return _said_twice(lines)
 
 
 # An utterance its speaker broke off ends, with no full stop, on a word no finished English sentence ends
