@@ -17,15 +17,22 @@ Read in llama.cpp 0c1e57098 (vendored by llama-cpp-python 0.3.36):
   first host tensor to the end of the last (``mapped_bytes``), the RAM they occupy is their own bytes.
 - KV cache (src/llama-kv-cache.cpp): layer il's K and V live in layer il's device's buffer.
 - Compute buffers (src/llama-context.cpp, sched_reserve; ggml-backend.cpp's scheduler): with a GPU in the
-  build, prompt processing runs every matrix multiplication on the first GPU, also those whose weights stay
-  on the CPU (op offload, batches of 32 tokens or more, whatever N is), so that GPU's compute buffer is the
-  worst case the CPU plan computes (logits, or attention at long contexts) plus a copy of one layer's K and V
-  when some layer's cache stays in RAM. The CPU's compute buffer (in the GPU's pinned host memory:
-  "Vulkan_Host", "CUDA_Host") then holds only the graph's inputs: token ids, the embeddings input and the
-  token-embedding lookup (2 x n_embd x n_ubatch F32), positions, the KQ mask per cache (n_kv x n_ubatch,
-  F32, F16 with flash attention), output ids and the KV write indices (one per V element without flash
-  attention, which stores V transposed). For SmolLM2 at n_ctx 2048 that sums to 7.01 MiB, the
-  "Vulkan_Host compute buffer size" llama.cpp printed on the Vulkan build here.
+  build, prompt processing runs the graph on the first GPU, also the layers whose weights stay on the CPU
+  (op offload, batches of 32 tokens or more, whatever N is), stage by stage: the output (logits), each
+  layer's attention (KQ) and its feed-forward. A device's compute buffer is its largest stage: the output's
+  peak plus a copy of the output matrix when that matrix stays in RAM; attention's KQ, Q, the merged heads and
+  a copy of the KQ mask, plus one layer's K and V when a layer's cache stays in RAM; the feed-forward's gate,
+  up and product. A stage whose largest tensor the device refuses (Device.max_tensor_bytes; ggml-vulkan's
+  supports_op rejects a tensor past maxStorageBufferRange: 128 MiB on lavapipe, so Qwen2.5's 297 MiB logits
+  and SmolLM2's 144 MiB KQ at n_ctx 8192) runs on the CPU instead, as does the product with a weight the
+  device refused (kept in RAM at load, weight_buft_supported: Qwen2.5-0.5B's 138 MiB output.weight).
+  The CPU's compute buffer (in the GPU's pinned host memory: "Vulkan_Host", "CUDA_Host") holds the graph's
+  inputs: token ids, the embeddings input and the token-embedding lookup (2 x n_embd x n_ubatch F32),
+  positions, the KQ mask per cache (n_kv x n_ubatch, F32, F16 with flash attention), output ids and the KV
+  write indices (one per V element without flash attention, which stores V transposed); for SmolLM2 at n_ctx
+  2048 that sums to 7.01 MiB, the "Vulkan_Host compute buffer size" llama.cpp printed on the Vulkan build
+  here. To those it adds the largest stage left to the CPU (with a copy of a GPU layer's K and V for its
+  attention). Measured against llama.cpp's allocation on lavapipe: docs/memory.md.
 """
 from __future__ import annotations
 
@@ -101,6 +108,9 @@ class OffloadPlan:
     pools: tuple[PoolPlan, ...]        # RAM first, then each GPU in llama.cpp's order
     mapped_bytes: int                  # the host's CPU_Mapped span of the file
     weights_exact: bool                # False: no tensor table, weights spread evenly over the layers
+    # what a device refused for its size and so stays with the CPU, said for a person: "the logits (296.8 MiB):
+    # Vulkan0 takes tensors up to 128.0 MiB"
+    left_to_cpu: tuple[str, ...] = ()
 
     @property
     def ram(self) -> PoolPlan:
@@ -130,7 +140,7 @@ class OffloadPlan:
     def as_dict(self) -> dict:
         return {"gpu_layers": self.gpu_layers, "max_gpu_layers": self.max_gpu_layers, "n_ctx": self.settings.n_ctx,
                 "verdict": self.verdict, "mapped_bytes": self.mapped_bytes, "weights_exact": self.weights_exact,
-                "pools": [p.as_dict() for p in self.pools]}
+                "left_to_cpu": list(self.left_to_cpu), "pools": [p.as_dict() for p in self.pools]}
 
 
 def device_margin_bytes(device: Device) -> int:
@@ -167,12 +177,18 @@ def layer_placement(n_layer: int, n_gpu_layers: int, free_bytes: list[int]) -> t
 
 @dataclass(frozen=True)
 class _Weights:
-    """Weight bytes by where they go, under one buffer rule."""
+    """Weight bytes by where they go, under one buffer rule and one device's largest tensor."""
     per_layer: tuple[int, ...]
     input_bytes: int
     output_bytes: int        # the output layer's own tensors (output_norm, output.weight when not tied)
     shared_bytes: int        # duplicated on every pool that holds a layer
     tied_output_bytes: int   # the copy of token_embd a tied output needs off the CPU (0 when not tied)
+    output_matrix_bytes: int = 0     # output.weight, or token_embd when tied: what the logits multiply by
+    # tensors larger than the device takes (Device.max_tensor_bytes) stay in RAM even in an offloaded layer:
+    # their bytes as the host holds them, by layer and for the output layer; and their names
+    spilled_per_layer: tuple[int, ...] = ()
+    spilled_output_bytes: int = 0
+    spilled: frozenset[str] = frozenset()
 
 
 def _alloc_bytes(t: WeightTensor, alignment: int, row_pad: int) -> int:
@@ -198,17 +214,32 @@ def layer_of(name: str) -> int | str:
 
 
 @lru_cache(maxsize=64)
-def _weights(table: TensorTable, n_layer: int, alignment: int, row_pad: int, padded: bool) -> _Weights:
+def _weights(table: TensorTable, n_layer: int, alignment: int, row_pad: int, padded: bool,
+             max_tensor_bytes: int = 0) -> _Weights:
     per_layer = [0] * n_layer
-    inp = out = shared = tied = 0
+    spilled_layer = [0] * n_layer
+    inp = out = shared = tied = matrix = spilled_out = 0
+    spilled = set()
     has_output = any(t.name == "output.weight" for t in table.tensors)
     for t in table.tensors:
         size = _alloc_bytes(t, alignment, row_pad) if padded else t.nbytes
         where = layer_of(t.name)
+        too_big = bool(max_tensor_bytes) and where != "input" and size > max_tensor_bytes
+        if t.name == "output.weight" or (t.name == "token_embd.weight" and not has_output):
+            matrix = size
         if where == "input":
             inp += size
-            if t.name == "token_embd.weight" and not has_output:
+            if t.name == "token_embd.weight" and not has_output and not (max_tensor_bytes
+                                                                         and size > max_tensor_bytes):
                 tied = size
+        elif too_big:
+            # llama.cpp asks the device whether it takes the tensor's op (weight_buft_supported) and keeps it
+            # in the CPU's mapped buffer when not (a 138 MiB output.weight on a 128 MiB-binding Vulkan device)
+            spilled.add(t.name)
+            if isinstance(where, int) and 0 <= where < n_layer:
+                spilled_layer[where] += t.nbytes
+            elif where != "shared":
+                spilled_out += t.nbytes
         elif where == "output":
             out += size
         elif where == "shared":
@@ -217,13 +248,15 @@ def _weights(table: TensorTable, n_layer: int, alignment: int, row_pad: int, pad
             per_layer[where] += size
         else:                       # a block number past block_count (an MTP layer): llama.cpp's output side
             out += size
-    return _Weights(tuple(per_layer), inp, out, shared, tied)
+    return _Weights(tuple(per_layer), inp, out, shared, tied, matrix, tuple(spilled_layer), spilled_out,
+                    frozenset(spilled))
 
 
 def _even_weights(facts: ModelFacts) -> _Weights:
     """No tensor table (facts built by hand): the weights spread evenly over the layers."""
     each = facts.tensor_bytes // max(1, facts.n_layer)
-    return _Weights((each,) * facts.n_layer, 0, facts.tensor_bytes - each * facts.n_layer, 0, 0)
+    rest = facts.tensor_bytes - each * facts.n_layer
+    return _Weights((each,) * facts.n_layer, 0, rest, 0, 0, rest, (0,) * facts.n_layer)
 
 
 def host_compute_bytes(facts: ModelFacts, s: RuntimeSettings) -> int:
@@ -244,6 +277,39 @@ def host_compute_bytes(facts: ModelFacts, s: RuntimeSettings) -> int:
     return inputs + sum(mask_elem_bytes * cells * n_ub + 8 * n_ub + 8 * v_indices for cells in caches)
 
 
+def _fits(nbytes: int, device: Device) -> bool:
+    """Whether ``device`` takes an op with a tensor of ``nbytes`` (ggml-vulkan refuses one past the device's
+    maxStorageBufferRange or its largest buffer: engine.runtime.devices, ``max_tensor_bytes``)."""
+    return not device.max_tensor_bytes or nbytes <= device.max_tensor_bytes
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """The graph's stages whose peaks set a compute buffer, in bytes (see the module docstring)."""
+    output: int              # logits and the final norm's input and output
+    logits: int              # the largest tensor of the output stage
+    attention: int           # KQ, Q, the merged heads and the KQ mask's copy (0 with flash attention)
+    kq: int                  # the largest tensor of the attention stage
+    mask: int                # the KQ mask: a graph input the CPU holds anyway, copied to a GPU that uses it
+    ffn: int                 # gate, up and their product, and the embeddings in and out
+    ffn_largest: int
+
+
+def _stages(facts: ModelFacts, s: RuntimeSettings) -> _Stages:
+    n_ub = min(s.n_ubatch, pad_ctx(s.n_ctx))
+    output_peak, _ = compute_peaks(facts, s)
+    logits = 4 * n_ub * facts.n_vocab
+    kq = attention = mask = 0
+    if not s.flash_attn:
+        n_kv = swa_cells(facts, s) if facts.uses_swa and all(facts.swa_layers) else pad_ctx(s.n_ctx)
+        n_head = max(facts.n_head) if facts.n_head else 0
+        kq = 4 * n_kv * n_ub * n_head
+        mask = 4 * n_kv * n_ub
+        attention = kq + mask + 3 * 4 * n_ub * facts.n_embd
+    ffn = 4 * n_ub * (3 * facts.n_ff + 3 * facts.n_embd)
+    return _Stages(output_peak, logits, attention, kq, mask, ffn, 4 * n_ub * facts.n_ff)
+
+
 def plan_offload(facts: ModelFacts, table: TensorTable | None, s: RuntimeSettings, devices: list[Device],
                  available_ram_bytes: int) -> OffloadPlan:
     """The bytes each pool holds with ``s.n_gpu_layers`` layers on ``devices`` (llama.cpp's offload targets,
@@ -252,49 +318,99 @@ def plan_offload(facts: ModelFacts, table: TensorTable | None, s: RuntimeSetting
     placement, output_dev = layer_placement(n_layer, s.n_gpu_layers, [d.free_bytes for d in devices])
     kv = layer_kv(facts, s)
 
-    def weights(rule: tuple[int, int] | None) -> _Weights:
+    def weights(rule: tuple[int, int] | None, max_tensor_bytes: int = 0) -> _Weights:
         if table is None or not table.tensors:
             return _even_weights(facts)
         alignment, row_pad = rule or (HOST_ALIGNMENT, 0)
-        return _weights(table, n_layer, alignment, row_pad, rule is not None)
+        return _weights(table, n_layer, alignment, row_pad, rule is not None, max_tensor_bytes)
 
+    if not devices:
+        return _cpu_only(facts, s, weights(None), kv, available_ram_bytes, table)
     host_w = weights(None)
     host_layers = [il for il in range(n_layer) if placement[il] == -1]
     ram_weights = host_w.input_bytes + sum(host_w.per_layer[il] for il in host_layers) \
         + (host_w.output_bytes if output_dev == -1 else 0) + (host_w.shared_bytes if host_layers else 0)
     ram_kv = sum(k + v for il, (k, v) in enumerate(kv) if placement[il] == -1)
-    output_peak, attention_peak = compute_peaks(facts, s)
-    ram_compute = host_compute_bytes(facts, s) if devices else compute_buffer_bytes(facts, s)
-    # a layer whose cache stays in RAM has its K and V copied to the GPU that computes its attention
-    kv_copy = max((k + v for il, (k, v) in enumerate(kv) if placement[il] == -1), default=0)
+    stages = _stages(facts, s)
+    # a layer's K and V are copied to the pool that computes its attention when they live in another one
+    kv_copy_host = max((k + v for il, (k, v) in enumerate(kv) if placement[il] == -1), default=0)
+    kv_copy_dev = max((k + v for il, (k, v) in enumerate(kv) if placement[il] != -1), default=0)
+    host_stages = [0]
+    left: list[str] = []
     pools = []
     unified = 0
+    spilled_names: set[str] = set()
     for d_index, device in enumerate(devices):
         alignment, _pad = rule = buffer_rule(device)
-        w = weights(rule)
+        w = weights(rule, device.max_tensor_bytes)
         mine = [il for il in range(n_layer) if placement[il] == d_index]
         holds_output = output_dev == d_index
         dev_weights = sum(w.per_layer[il] for il in mine) + (w.shared_bytes if mine else 0)
+        ram_weights += sum(w.spilled_per_layer[il] for il in mine)
         if holds_output:
             dev_weights += w.output_bytes + w.tied_output_bytes
+            ram_weights += w.spilled_output_bytes
+        spilled_here = {n for n in w.spilled if (layer_of(n) in mine) or (holds_output and (
+            layer_of(n) == "output" or isinstance(layer_of(n), int) and layer_of(n) >= n_layer))}
+        spilled_names |= spilled_here
+        refused = [f"{t.name} ({_mib(t.nbytes)})" for t in (table.tensors if table else ())
+                   if t.name in spilled_here][:3]
         dev_kv = sum(_pad_to(k, alignment) + _pad_to(v, alignment) for il, (k, v) in enumerate(kv)
                      if placement[il] == d_index)
+        # Prompt batches run on the first GPU even for the layers left on the CPU (op offload), each stage
+        # where the device takes its largest tensor; a stage it does not take runs on the CPU.
         works_for_cpu = d_index == 0 and (bool(host_layers) or output_dev == -1)
-        computes_output = holds_output or (d_index == 0 and output_dev == -1)
+        computes_layers = bool(mine) or works_for_cpu
+        output_here = holds_output or (d_index == 0 and output_dev == -1)
         compute = 0
-        if mine or computes_output or works_for_cpu:   # the peaks come one after the other, not together
-            attention = attention_peak + (kv_copy if works_for_cpu and attention_peak else 0)
-            activations = 4 * min(s.n_ubatch, pad_ctx(s.n_ctx)) * (facts.n_ff + 3 * facts.n_embd)
-            compute = max(output_peak if computes_output else 0, attention, activations)
+        if output_here:
+            if _fits(stages.logits, device) and _fits(w.output_matrix_bytes, device):
+                # an output matrix left in RAM is copied into the compute buffer to multiply by
+                compute = stages.output + (0 if holds_output else w.output_matrix_bytes)
+            else:
+                host_stages.append(stages.output)
+                refused.append(f"the logits ({_mib(stages.logits)})" if not _fits(stages.logits, device)
+                               else "the output's product with its matrix")
+        if computes_layers and stages.attention:
+            if _fits(stages.kq, device):
+                compute = max(compute, stages.attention + (kv_copy_host if works_for_cpu else 0))
+            else:
+                host_stages.append(stages.attention - stages.mask + (kv_copy_dev if mine else 0))
+                refused.append(f"attention (KQ {_mib(stages.kq)} per layer)")
+        if computes_layers:
+            if _fits(stages.ffn_largest, device):
+                compute = max(compute, stages.ffn)
+            else:
+                host_stages.append(stages.ffn)
+                refused.append(f"the feed-forward ({_mib(stages.ffn_largest)})")
+        if refused:
+            left.append(f"{', '.join(refused)}: {device.name} takes tensors up to {_mib(device.max_tensor_bytes)}")
         pool = PoolPlan(device.name, device.description, dev_weights, dev_kv, compute, 0, device.free_bytes,
                         device_margin_bytes(device), len(mine), holds_output)
         if device.shares_ram:
             unified += pool.total_bytes
         pools.append(pool)
-    ram = PoolPlan(HOST, "system memory", ram_weights, ram_kv, ram_compute,
+    # the CPU's compute buffer holds the graph's inputs, and the largest stage left to it
+    ram = PoolPlan(HOST, "system memory", ram_weights, ram_kv, host_compute_bytes(facts, s) + max(host_stages),
                    4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + unified, available_ram_bytes,
                    int((1 - SAFE_FRACTION) * available_ram_bytes), len(host_layers), output_dev == -1)
-    return OffloadPlan(s, n_layer, (ram, *pools), _mapped_span(table, n_layer, placement, output_dev),
+    return OffloadPlan(s, n_layer, (ram, *pools),
+                       _mapped_span(table, n_layer, placement, output_dev, frozenset(spilled_names)),
+                       table is not None and bool(table.tensors), tuple(left))
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:,.1f} MiB"
+
+
+def _cpu_only(facts: ModelFacts, s: RuntimeSettings, w: _Weights, kv, available_ram_bytes: int,
+              table: TensorTable | None) -> OffloadPlan:
+    """No offload device: everything in RAM, exactly as the CPU memory plan."""
+    ram = PoolPlan(HOST, "system memory", w.input_bytes + sum(w.per_layer) + w.output_bytes + w.shared_bytes,
+                   sum(k + v for k, v in kv), compute_buffer_bytes(facts, s),
+                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES, available_ram_bytes,
+                   int((1 - SAFE_FRACTION) * available_ram_bytes), facts.n_layer, True)
+    return OffloadPlan(s, facts.n_layer, (ram,), _mapped_span(table, facts.n_layer, [-1] * facts.n_layer, -1),
                        table is not None and bool(table.tensors))
 
 
@@ -302,14 +418,16 @@ def _pad_to(nbytes: int, alignment: int) -> int:
     return -(-nbytes // alignment) * alignment
 
 
-def _mapped_span(table: TensorTable | None, n_layer: int, placement: list[int], output_dev: int) -> int:
-    """CPU_Mapped's size: from the first host tensor's bytes in the file to the end of the last one's."""
+def _mapped_span(table: TensorTable | None, n_layer: int, placement: list[int], output_dev: int,
+                 spilled: frozenset[str] = frozenset()) -> int:
+    """CPU_Mapped's size: from the first host tensor's bytes in the file to the end of the last one's (a tensor
+    too large for its layer's device, in ``spilled``, is a host tensor)."""
     if table is None or not table.tensors:
         return 0
     first, last = None, 0
     for t in table.tensors:
         where = layer_of(t.name)
-        if where == "input":
+        if where == "input" or t.name in spilled:
             on_host = True
         elif where == "shared":
             on_host = -1 in placement

@@ -12,8 +12,13 @@ targets. A CPU-type Vulkan device (Mesa's lavapipe) is skipped by ggml-vulkan it
 GGML_VK_VISIBLE_DEVICES names it, and is then listed as a GPU.
 
 ``PRECIS_FAKE_DEVICES`` replaces the list (tests, demos, screenshots): a JSON list of objects with
-name, description, kind (gpu / igpu), free_bytes and total_bytes; the CPU device is implied. "[]" means
-no GPU.
+name, description, kind (gpu / igpu), free_bytes and total_bytes (and optionally backend and
+max_tensor_bytes); the CPU device is implied. "[]" means no GPU.
+
+A device's largest tensor is found by asking it: ``ggml_backend_dev_supports_op`` on an F32 addition of
+tensors of a given size, built in a ggml context that allocates nothing, halved down to 4 bytes' precision
+(about 40 questions, milliseconds). Asking a Vulkan device creates its logical device (llama.cpp would on
+load anyway); no memory is allocated for the tensors.
 """
 from __future__ import annotations
 
@@ -37,6 +42,11 @@ class Device:
     free_bytes: int
     total_bytes: int
     backend: str = ""    # the backend's registry name: CPU, Vulkan, CUDA, Metal
+    # The largest tensor an op on this device may have, as the device answers ggml_backend_dev_supports_op
+    # (0: none found up to PROBE_MAX_BYTES). Vulkan refuses a tensor past maxStorageBufferRange unless the
+    # driver has 64-bit indexing: 128 MiB on Mesa's lavapipe, 4 GiB on most desktop drivers. llama.cpp keeps
+    # a weight past it in RAM and runs a stage whose tensor is past it on the CPU (engine.planning.offload).
+    max_tensor_bytes: int = 0
 
     @property
     def offloads(self) -> bool:
@@ -76,15 +86,25 @@ def parse_fake_devices(text: str) -> list[Device]:
             raise TypeError("not a list")
         devices = [Device(name=str(i["name"]), description=str(i.get("description", i["name"])),
                           kind=str(i.get("kind", "gpu")), free_bytes=int(i["free_bytes"]),
-                          total_bytes=int(i.get("total_bytes", i["free_bytes"])), backend=str(i.get("backend", "")))
+                          total_bytes=int(i.get("total_bytes", i["free_bytes"])), backend=str(i.get("backend", "")),
+                          max_tensor_bytes=int(i.get("max_tensor_bytes", 0)))
                    for i in items]
     except (ValueError, TypeError, KeyError) as exc:
         raise DeviceListError(f"{FAKE_DEVICES_ENV} must be a JSON list of devices with name, kind, free_bytes and "
                               f"total_bytes ({exc})") from exc
     for d in devices:
-        if d.kind not in OFFLOAD_KINDS or d.free_bytes < 0 or d.total_bytes < d.free_bytes:
+        if d.kind not in OFFLOAD_KINDS or d.free_bytes < 0 or d.total_bytes < d.free_bytes or d.max_tensor_bytes < 0:
             raise DeviceListError(f"{FAKE_DEVICES_ENV}: {d.name} needs kind gpu or igpu and 0 <= free <= total bytes")
     return devices
+
+
+PROBE_MAX_BYTES = 1 << 42         # 4 TiB: past any device's memory, so "no limit"
+GGML_TYPE_F32 = 0
+
+
+class _InitParams(ctypes.Structure):
+    """struct ggml_init_params (ggml.h)."""
+    _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p), ("no_alloc", ctypes.c_bool)]
 
 
 _CPU_PLACEHOLDER = Device("CPU", "the CPU (fake device list)", "cpu", 0, 0, "CPU")
@@ -111,7 +131,11 @@ def _library():
                                   ("ggml_backend_dev_type", ctypes.c_int, [vp]),
                                   ("ggml_backend_dev_memory", None, [vp, ctypes.POINTER(sz), ctypes.POINTER(sz)]),
                                   ("ggml_backend_dev_backend_reg", vp, [vp]),
-                                  ("ggml_backend_reg_name", ctypes.c_char_p, [vp])):
+                                  ("ggml_backend_reg_name", ctypes.c_char_p, [vp]),
+                                  ("ggml_init", vp, [_InitParams]), ("ggml_free", None, [vp]),
+                                  ("ggml_new_tensor_1d", vp, [vp, ctypes.c_int, ctypes.c_int64]),
+                                  ("ggml_add", vp, [vp, vp, vp]),
+                                  ("ggml_backend_dev_supports_op", ctypes.c_bool, [vp, vp])):
                 getattr(lib, fn).restype = res
                 getattr(lib, fn).argtypes = args
             _ggml = lib
@@ -127,11 +151,33 @@ def _read_ggml_devices() -> list[Device]:
         lib.ggml_backend_dev_memory(dev, ctypes.byref(free), ctypes.byref(total))
         reg = lib.ggml_backend_dev_backend_reg(dev)
         backend = lib.ggml_backend_reg_name(reg) if reg else b""
+        kind = KINDS.get(lib.ggml_backend_dev_type(dev), "accel")
         devices.append(Device(name=_text(lib.ggml_backend_dev_name(dev)),
-                              description=_text(lib.ggml_backend_dev_description(dev)),
-                              kind=KINDS.get(lib.ggml_backend_dev_type(dev), "accel"),
-                              free_bytes=int(free.value), total_bytes=int(total.value), backend=_text(backend)))
+                              description=_text(lib.ggml_backend_dev_description(dev)), kind=kind,
+                              free_bytes=int(free.value), total_bytes=int(total.value), backend=_text(backend),
+                              max_tensor_bytes=_largest_tensor_bytes(lib, dev) if kind in OFFLOAD_KINDS else 0))
     return devices
+
+
+def _largest_tensor_bytes(lib, dev) -> int:
+    """The largest F32 tensor (bytes, a multiple of 4) the device takes in an op, or 0 for no limit."""
+    # tensor headers only (no_alloc): about 45 questions of two tensors each, well inside 256 KiB
+    ctx = lib.ggml_init(_InitParams(1 << 18, None, True))
+    if not ctx:
+        return 0
+    try:
+        def takes(nbytes: int) -> bool:
+            a = lib.ggml_new_tensor_1d(ctx, GGML_TYPE_F32, nbytes // 4)
+            return bool(lib.ggml_backend_dev_supports_op(dev, lib.ggml_add(ctx, a, a)))
+        if takes(PROBE_MAX_BYTES) or not takes(4):   # no limit, or no F32 addition at all: nothing to learn
+            return 0
+        low, high = 4, PROBE_MAX_BYTES                 # takes(low), not takes(high)
+        while high - low > 4:
+            middle = (low + high) // 8 * 4
+            low, high = (middle, high) if takes(middle) else (low, middle)
+        return low
+    finally:
+        lib.ggml_free(ctx)
 
 
 def _text(raw: bytes | None) -> str:

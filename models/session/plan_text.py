@@ -104,6 +104,7 @@ def offload_lines(model_name: str, uses_swa: bool, choice) -> list[str]:
             + (f", swa_full {'on' if s.swa_full else 'off'}" if uses_swa else ""),
             f"  GPU layers: {plan.gpu_layers} of {top} ({how}: {choice.reason})"]
     rows += [f"  {pool.name} is {pool.description}" for pool in plan.devices]
+    rows += [f"  kept on the CPU: {why}" for why in plan.left_to_cpu]
     for pool in plan.pools:
         other = f" + runtime {pool.other_bytes / MIB:,.1f}" if pool.other_bytes else ""
         held = ""

@@ -48,3 +48,48 @@ def test_the_real_list_comes_from_ggml_and_holds_the_cpu(monkeypatch):
     devices = list_devices()
     cpu = [d for d in devices if d.kind == "cpu"]
     assert cpu and cpu[0].name == "CPU" and cpu[0].total_bytes > 256 << 20 and cpu[0].backend == "CPU"
+
+
+class _FakeGgml:
+    """Stands in for libggml's tensor and device calls: the device takes a tensor up to ``limit`` bytes."""
+
+    def __init__(self, limit: int | None):
+        self.limit, self.sizes, self.questions = limit, {}, 0
+
+    def ggml_init(self, params):
+        return 1
+
+    def ggml_free(self, ctx):
+        pass
+
+    def ggml_new_tensor_1d(self, ctx, type_, n):
+        handle = len(self.sizes) + 100
+        self.sizes[handle] = 4 * n
+        return handle
+
+    def ggml_add(self, ctx, a, b):
+        return a
+
+    def ggml_backend_dev_supports_op(self, dev, op):
+        self.questions += 1
+        return self.limit is None or self.sizes[op] <= self.limit
+
+
+@pytest.mark.parametrize("limit", [134217728, 4 * 2**30 - 4, 1000, 4])
+def test_a_devices_largest_tensor_is_found_by_asking_it(limit):
+    from precis.engine.runtime.devices import _largest_tensor_bytes
+    lib = _FakeGgml(limit)
+    assert _largest_tensor_bytes(lib, dev=object()) == limit // 4 * 4
+    assert lib.questions < 50
+
+
+def test_a_device_without_a_limit_says_zero():
+    from precis.engine.runtime.devices import _largest_tensor_bytes
+    assert _largest_tensor_bytes(_FakeGgml(None), dev=object()) == 0
+    assert _largest_tensor_bytes(_FakeGgml(0), dev=object()) == 0       # refuses every F32 addition
+
+
+def test_a_fake_device_can_carry_its_largest_tensor(monkeypatch):
+    monkeypatch.setenv(FAKE_DEVICES_ENV, json.dumps([{"name": "Vulkan0", "kind": "gpu", "free_bytes": 2**31,
+                                                       "total_bytes": 2**31, "max_tensor_bytes": 2**27}]))
+    assert offload_devices(list_devices())[0].max_tensor_bytes == 2**27

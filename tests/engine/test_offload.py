@@ -20,8 +20,9 @@ from tests.gguf_builder import llama_like, write_gguf
 GIB = 2**30
 
 
-def vulkan(free_mib: float, total_mib: float | None = None, name: str = "Vulkan0") -> Device:
-    return Device(name, "a test GPU", "gpu", int(free_mib * MIB), int((total_mib or free_mib) * MIB), "Vulkan")
+def vulkan(free_mib: float, total_mib: float | None = None, name: str = "Vulkan0", max_tensor_mib: float = 0) -> Device:
+    return Device(name, "a test GPU", "gpu", int(free_mib * MIB), int((total_mib or free_mib) * MIB), "Vulkan",
+                  int(max_tensor_mib * MIB))
 
 
 def tiny_model(tmp_path: Path, *, n_layer=4, n_embd=256, ff=512, tensor_type=1, output=False):
@@ -100,6 +101,35 @@ def test_cuda_pads_quantized_rows_and_aligns_every_tensor(tmp_path):
     assert vk.devices[0].weights_bytes == q_bytes + up_bytes + 256 * 1000 // 32 * 18     # no row padding
 
 
+def test_a_weight_larger_than_the_device_takes_stays_in_ram(tmp_path):
+    facts, table = tiny_model(tmp_path, output=True)              # output.weight: 256 x 1000 f16, 500 KiB
+    output_weight = 256 * 1000 * 2
+    s = RuntimeSettings(n_ctx=2048, n_gpu_layers=5)
+    whole = plan_offload(facts, table, s, [vulkan(4096)], 16 * GIB)
+    small = plan_offload(facts, table, s, [vulkan(4096, max_tensor_mib=0.25)], 16 * GIB)
+    assert small.devices[0].weights_bytes == whole.devices[0].weights_bytes - output_weight
+    assert small.ram.weights_bytes == whole.ram.weights_bytes + output_weight
+    assert small.mapped_bytes > whole.mapped_bytes                  # CPU_Mapped now reaches output.weight
+
+
+def test_a_stage_whose_tensor_the_device_refuses_is_computed_on_the_cpu(tmp_path):
+    facts, table = tiny_model(tmp_path, output=True)
+    s = RuntimeSettings(n_ctx=2048, n_gpu_layers=5)
+    inputs = host_compute_bytes(facts, s)
+    logits = 4 * 512 * facts.n_vocab
+    roomy = plan_offload(facts, table, s, [vulkan(4096)], 16 * GIB)
+    assert roomy.ram.compute_bytes == inputs                        # every stage on the GPU
+    # a device that takes no tensor as large as the logits leaves the output stage to the CPU
+    narrow = plan_offload(facts, table, s, [vulkan(4096, max_tensor_mib=(logits - 4) / MIB)], 16 * GIB)
+    assert narrow.ram.compute_bytes >= inputs + logits
+    assert narrow.devices[0].compute_bytes < roomy.devices[0].compute_bytes
+    assert roomy.left_to_cpu == () and "the logits" in narrow.left_to_cpu[0]     # and `precis plan` says why
+    # and one that takes no KQ (n_kv x n_ubatch x n_head F32) leaves the attention to the CPU as well
+    kq = 4 * 2048 * 512 * max(facts.n_head)
+    tiny = plan_offload(facts, table, s, [vulkan(4096, max_tensor_mib=(kq - 4) / MIB)], 16 * GIB)
+    assert tiny.ram.compute_bytes >= inputs + kq
+
+
 def test_the_kv_cache_splits_by_layer_and_sums_to_the_cpu_plan(tmp_path):
     facts, table = tiny_model(tmp_path)
     s = RuntimeSettings(n_ctx=4096, n_gpu_layers=3)
@@ -158,3 +188,23 @@ def test_smollm2_split_matches_llama_cpps_own_vulkan_allocation(smollm2_path, n_
     assert dev.kv_bytes / MIB == pytest.approx(dev_kv, abs=0.005)
     assert dev.compute_bytes / MIB == pytest.approx(dev_compute, rel=0.10)
     assert plan.ram.compute_bytes / MIB == pytest.approx(7.01, abs=0.005)       # "Vulkan_Host compute buffer"
+
+
+# n_ctx 8192 on the same device, which takes no tensor past 128 MiB (maxStorageBufferRange, as the device
+# answered engine.runtime.devices' question): the 144 MiB KQ of each layer's attention is computed on the CPU
+LAVAPIPE_MAX_TENSOR_MIB = 128
+LLAMA_CPP_VULKAN_8192 = {   # n_gpu_layers: Vulkan0 compute, Vulkan_Host compute (MiB, bench/results/gpu-offload.json)
+    0: (126.34, 163.76),
+    15: (97.12, 169.01),
+    31: (97.12, 169.01),
+}
+
+
+@pytest.mark.parametrize("n_gpu_layers", sorted(LLAMA_CPP_VULKAN_8192))
+def test_smollm2_at_8192_computes_attention_where_llama_cpp_did(smollm2_path, n_gpu_layers):
+    facts, table = read_model_layout(smollm2_path)
+    plan = plan_offload(facts, table, RuntimeSettings(n_ctx=8192, n_gpu_layers=n_gpu_layers),
+                        [vulkan(2048, max_tensor_mib=LAVAPIPE_MAX_TENSOR_MIB)], 16 * GIB)
+    dev_compute, host_compute = LLAMA_CPP_VULKAN_8192[n_gpu_layers]
+    assert plan.devices[0].compute_bytes / MIB == pytest.approx(dev_compute, rel=0.10)
+    assert plan.ram.compute_bytes / MIB == pytest.approx(host_compute, rel=0.10)
