@@ -7,6 +7,8 @@ the document's sentences it cites and the text around them, and scores the label
     python -m bench.faithfulness_sample draw KEEP_DIR --per-doc 10 --out bench/labels/NAME.jsonl
     (label: set "faithful" to true or false and "why" for each line, by reading its quotes and context)
     python -m bench.faithfulness_sample score bench/labels/NAME.jsonl
+    python -m bench.faithfulness_sample replay bench/labels/NAME.jsonl KEEP_DIR...   (today's checks on them:
+    bench.account_replay)
 
 KEEP_DIR is a `bench.quality --keep` folder. A line is drawn evenly over each document's account (seeded), so
 every part has its chance; a line told by the part's checked notes (``from_notes``) is drawn like the others.
@@ -94,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--out", type=Path, required=True)
     s = sub.add_parser("score", help="the share of labelled sentences that are faithful")
     s.add_argument("labels", type=Path)
+    r = sub.add_parser("replay", help="today's checks on the labelled sentences, their claims rebuilt from kept runs")
+    r.add_argument("labels", type=Path)
+    r.add_argument("keep", type=Path, nargs="+", help="folders holding the labelled lines' kept account runs")
     args = p.parse_args(argv)
     if args.command == "draw":
         rows = draw(args.keep, args.per_doc, args.seed)
@@ -102,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(rows)} sentences from {len({r['doc'] for r in rows})} documents -> {args.out}")
         return 0
     rows = [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.command == "replay":
+        from bench.account_replay import replayed, report
+        print(report(*replayed(rows, args.keep)))
+        return 0
     json.dump(score(rows), sys.stdout, indent=1, ensure_ascii=False)
     print()
     return 0

@@ -45,3 +45,35 @@ def test_the_score_counts_only_labelled_sentences_and_lists_the_unfaithful_ones(
     got = score(rows)
     assert got["labelled"] == 3 and got["faithful_share"] == 0.667 and got["vague"] == 1
     assert got["by_doc"] == {"a": "1/2", "b": "1/1"} and got["unfaithful"][0]["sentence"] == "s2"
+
+
+def test_the_replay_rebuilds_each_labelled_line_from_its_kept_run_and_counts_what_todays_checks_refuse(
+        tmp_path, monkeypatch):
+    import hashlib
+
+    from bench.account_replay import counts, replayed
+    text = ("The courier climbed out of the truck at dawn. The courier handed Maris a sealed letter. Maris read "
+            "the letter twice and burned it. The courier drove away without a word.\n")
+    (tmp_path / "corpus" / "squality").mkdir(parents=True)
+    (tmp_path / "corpus" / "squality" / "dev_1.json").write_text(json.dumps({"text": text}), encoding="utf-8")
+    monkeypatch.setattr(bench.quality, "CORPUS", tmp_path / "corpus")
+    name = "squality__dev__1.txt"
+    written = ["The courier hands Maris a sealed letter.", "Maris hands the courier a sealed letter.",
+               "Maris reads the letter twice and burns it."]
+    notes = [{"id": 1, "quote": "The courier handed Maris a sealed letter."}]
+    state = {"run_id": "r1", "strategy": "account", "layout": {"preset": "generic", "date": "", "language": None},
+             "documents": [{"name": name, "chars": len(text), "chunks": [[0, len(text), 0, 40]],
+                            "text_sha256": hashlib.sha256(text.encode()).hexdigest()}],
+             "evidence": {name: [{"text": t, "part": 0, "notes": [1]} for t in written]}, "notes": {name: notes}}
+    (tmp_path / "keep" / "run").mkdir(parents=True)
+    (tmp_path / "keep" / "run" / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    rows = [{"doc": name, "line": i, "part": 0, "sentence": t, "faithful": i != 1} for i, t in enumerate(written)]
+    rows.append({"doc": name, "line": 7, "part": 0, "sentence": "Maris leaves.", "faithful": True})
+    found, apart = replayed(rows, [tmp_path / "keep"])
+    assert [row["line"] for row, _ in apart] == [7] and len(found) == 3
+    verdicts = {r.row["line"]: r.checks for r in found}
+    assert "roles_swapped" in verdicts[1] and not verdicts[0] and not verdicts[2]
+    assert found[0].same_references and not found[2].same_references     # the run linked line 2 elsewhere
+    got = counts(found)
+    assert got["all"] == {"lines": 3, "caught": "1/1", "faithful_refused": "0/2"}
+    assert got["by_check"]["roles_swapped"]["caught"] == 1 and got["by_doc"]["squality__dev__1"]["lines"] == 3

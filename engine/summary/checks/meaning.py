@@ -5,12 +5,28 @@ from __future__ import annotations
 import functools
 import re
 
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX
 from precis.engine.summary.alignment import PartIndex, said_units, source_sentences, units
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
+    REWORDING,
     Check,
     Claim,
     Example,
+    line_example,
+    note_example,
+)
+from precis.engine.summary.doers import (
+    antecedent,
+    bare,
+    is_mutual,
+    is_name,
+    line_doer,
+    same_person,
+    same_speaker,
+    sayings,
+    uses,
+    verb_stem,
 )
 from precis.engine.summary.evidence import STOPWORDS, _stem
 
@@ -108,6 +124,106 @@ def _speaker(claim: Claim) -> str | None:
     return f"none of what it says is in {who}'s own words (its sentences are {', '.join(sorted(said_by))}'s)"
 
 
+@functools.lru_cache(maxsize=4)
+def _part_reading(part: str) -> tuple[tuple, frozenset[str]]:
+    """The part's sentences, and the words it writes in lower case (a capitalised one it never does is a name)."""
+    return tuple(source_sentences(part)), frozenset(re.findall(r"\b[a-z][a-z']+\b", part))
+
+
+def _said(sentence) -> str:
+    """A sentence without its speaker's label: the label is who says it, not who does what it says."""
+    return SPEAKER_PREFIX.sub("", sentence.text, count=1) if sentence.speaker else sentence.text
+
+
+def _is_i(word: str) -> bool:
+    return word.lower().replace("’", "'").split("'")[0] == "i"
+
+
+def _doer(claim: Claim) -> str | None:
+    """Who does it, against the sentence whose verb the line uses: the line's opening name or role does its
+    verb where a sentence it rests on uses that verb (same stem) with someone else doing it to them ("Retief
+    hands the pilot a power pistol" of "The pilot ... handed Retief a heavy old-fashioned power pistol";
+    "Magnan closes one eye in a broad wink at Retief" of "He closed one eye in a broad wink at Magnan"), or
+    another name doing it, or someone the line has it done to ("Syme waits for the man" of "The man was
+    waiting for him"), or a "he" that is the name opening the sentence before; or where the words it has them
+    say in quotes are someone else's ('"Small thanks to you."' after 'he whistled ..., eyeing Magnan'). Any
+    sentence of the part naming the doer before that verb lets it pass: it may be told there."""
+    doer = line_doer(claim.text)
+    if doer is None:
+        return None
+    sentences, lowercase = _part_reading(claim.shown)
+    speakers = {s.speaker for s in sentences if s.speaker}
+    if doer.named and not any(is_name(w, lowercase) for w in doer.words) \
+            and not any(same_speaker(p, doer) for p in speakers):
+        return None             # "Business review starts with ...": a capital, not a name
+    who = " ".join(doer.words)
+    reason = _quoted(claim, doer, who, sentences, lowercase)
+    if reason:
+        return reason
+    references = _references(claim, sentences)
+    stem = verb_stem(doer.verb)
+    if not references or len(stem) < 3 or is_mutual(stem):
+        return None
+    # the sentences it rests on that use the verb and say more of the line than its verb and names ("Retief
+    # looked back along the line." holds nothing of "Qorn looks Retief over in silence")
+    wanted = units(" ".join(w for w in claim.text.split() if not w[:1].isupper())) - units(doer.verb)
+    held = [(s, u) for s in references if said_units(s) & wanted for u in uses(_said(s), stem, doer)]
+    if not held or any(u.doer_before or (_is_i(u.subject) and same_speaker(s.speaker, doer))
+                       for s in sentences for u in uses(_said(s), stem, doer)):
+        return None
+    cast = frozenset(w.lower() for name in claim.known_names for w in name.split())
+    for s, u in held:
+        if u.doer_after and u.someone_before:
+            return f"{who} is done to, not doing, in the sentence that uses '{doer.verb}': {s.text[:80]!r}"
+        if not u.finite:
+            continue
+        # another name does it; not in a transcript, whose people are labelled by role and named by first
+        # name ("Sammy will propose some criteria": Sammy may be Marketing)
+        if doer.named and u.subject_named and is_name(u.subject, lowercase) and not speakers \
+                and not same_person(u.subject, doer, claim.shown):
+            return f"{u.subject}, not {who}, does '{doer.verb}' in its sentence: {s.text[:80]!r}"
+        if u.subject_definite and bare(u.subject) in doer.after_verb and not same_person(u.subject, doer,
+                                                                                       claim.shown):
+            return f"its sentence has {u.subject} do '{doer.verb}', the line has {who} do it to them: {s.text[:80]!r}"
+        at = sentences.index(s)
+        if doer.named and at and not re.search(r"\n[ \t]*\n", claim.shown[sentences[at - 1].end:s.start]):
+            other = antecedent(sentences[at - 1].text, _said(s), doer, cast)
+            if other and not same_person(other, doer, claim.shown):
+                return f"{u.subject} ({other}), not {who}, does '{doer.verb}': {s.text[:80]!r}"
+    return None
+
+
+def _references(claim: Claim, sentences) -> tuple:
+    """The part's sentences a line rests on: its alignment's; a rewording's, the one it says again (where the
+    part has it, wrapped or not)."""
+    if claim.alignment:
+        return claim.alignment.references
+    found = re.search(r"\s+".join(map(re.escape, claim.quote.split())), claim.shown) if claim.quote else None
+    return tuple(s for s in sentences if found and s.start < found.end() and s.end > found.start())
+
+
+def _quoted(claim: Claim, doer, who: str, sentences, lowercase: frozenset[str]) -> str | None:
+    """The quoted words a line has its doer say, where the part has them said by someone else: a transcript's
+    other speaker, or in a story the name or "he" beside the quote with the doer named after it."""
+    if not doer.quote:
+        return None
+    if any(s.speaker for s in sentences):
+        pattern = re.compile(r"\s+".join(map(re.escape, doer.quote.split())), re.I)
+        said_by = {s.speaker for s in sentences if pattern.search(s.text)}
+        if said_by and not any(same_speaker(p, doer) for p in said_by):
+            return f"'{doer.quote[:40]}' is {', '.join(sorted(said_by))}'s, not {who}'s"
+        return None
+    said = sayings(claim.shown, doer.quote, doer)
+    if not said or any(s.doer_says for s in said):
+        return None
+    other = next((s for s in said if s.doer_after or is_name(s.speaker, lowercase)), None)
+    if other is None:
+        return None
+    if is_name(other.speaker, lowercase):
+        return f"'{doer.quote[:40]}' is said by {other.speaker}, not {who}"
+    return f"'{doer.quote[:40]}' is said by another ('{other.speaker} ...' to {who})"
+
+
 def _claim(text: str, part: str) -> Claim:
     return Claim(text, part, PartIndex(part).align(text))
 
@@ -117,11 +233,60 @@ MARS = ("Bruce invited them in. Jacobs' thin face frowned slyly at Bruce. \"We a
 
 PISTOL = "The pilot ducked out of sight, came back, handed Retief a heavy old-fashioned power pistol."
 
+WINK = ("Nitworth drummed his fingers on the desk top. He nodded.\n\n  He closed one eye in a broad wink at Magnan. "
+        '"Very well, gentlemen."')
+THANKS = ('  "It\'s not broken," he whistled nasally, eyeing Magnan through the heavy goggles. "Small thanks to\n'
+          'you."\n\n  Magnan smiled loftily.')
+HAND = ("Lemuel came forward, one eye black to the cheekbone. He held out a raw-boned hand.\n\n"
+        "  Bert came up behind Lemuel.")
+SIGNAL = ("It was nearly dawn when Retief gave the whistled signal he had agreed on with Potter, then rose and walked "
+          "into the camp circle.")
+SIGNAL_SAID = '"I fear I must lay aside the translator now, Retief," said Hoshick.'
+VOTE = ("Project Manager: I think we should vote on the colour .\nMarketing: Okay .\nIndustrial Designer: Yeah , "
+        "yellow .\n")
+CRITERIA = ("Project Manager: Then Sammy will propose some criteria to evaluate this prototype .\nMarketing: Okay .\n"
+            "Industrial Designer: Yeah .\n")
+
 DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\nUser Interface: and "
           "then we'll give some technical specifications .\nIndustrial Designer: Uh, here we have our prototype "
           "model. It has a kinetic battery.\nMarketing: The Project Manager asked for a vote, so seven for me.\n")
 
 CHECKS = (
+    Check("doer_swapped", frozenset({ACCOUNT_LINE, REWORDING}), frozenset({"en"}), _doer,
+          refuses=(Example(_claim("Retief hands the pilot a power pistol.", PISTOL),
+                           "the doer is whom it is done to (hand-labelled development story)"),
+                   Example(_claim("Magnan closes one eye in a broad wink at Retief.", WINK),
+                           "'he' winks at Magnan, so he is not Magnan (hand-labelled development story)"),
+                   Example(_claim('Magnan smiles and says "Small thanks to you" to the Qornt.', THANKS),
+                           "the words beside the quote: he says it, eyeing Magnan (hand-labelled development story)"),
+                   Example(line_example("Bert holds out a raw-boned hand to Retief.", HAND,
+                                        known_names=("Lemuel", "Bert", "Retief")),
+                           "'he' is Lemuel of the sentence before (hand-labelled development story)"),
+                   Example(note_example("Potter gives the whistled signal, then leaves the camp circle.", SIGNAL),
+                           "another name does it (a labelled rewording)"),
+                   Example(note_example("Syme waits for the man at the mouth of the tunnel.",
+                                        "The man was waiting for him at the mouth of the ascending tunnel."),
+                           "the one who waited is whom the note has waited for (a labelled rewording)"),
+                   Example(_claim('Marketing says "we should vote on the colour".', VOTE),
+                           "another speaker's words in quotes")),
+          passes=(Example(_claim("The pilot hands Retief a power pistol.", PISTOL), "as said"),
+                  Example(_claim('The Qornt says "Small thanks to you" to Magnan.', THANKS), "as said"),
+                  Example(line_example("Lemuel holds out a raw-boned hand.", HAND,
+                                       known_names=("Lemuel", "Bert", "Retief")), "as said"),
+                  Example(_claim("Jacobs greets Bruce at the door.", "Bruce was greeted at the door by Jacobs."),
+                          "a passive said actively"),
+                  Example(_claim("Retief meets the pilot at the gate.", "The pilot met Retief at the gate."),
+                          "a meeting has two doers"),
+                  Example(note_example("Hoshick says he must lay aside the translator.", SIGNAL_SAID),
+                          "'said Hoshick' after a quote: he is who says it"),
+                  Example(_claim("Retief hands the boy the power pistol.",
+                                 PISTOL + " Later Retief handed the boy the power pistol."),
+                          "the part has the doer do it too"),
+                  Example(_claim("Marketing proposes criteria to evaluate the prototype.", CRITERIA),
+                          "a transcript's first name may be a speaker's"),
+                  Example(note_example("Elevate invests in growth.",
+                                       "In fiscal 2022, we invest $80 million in Elevate for growth."),
+                          "where it happens is not whom it is done to"))),
     Check("speaker_swapped", frozenset({ACCOUNT_LINE}), None, _speaker,
           refuses=(Example(_claim("Industrial Designer explains the technical specifications.", DESIGN),
                            "another speaker's words (development meeting)"),
