@@ -350,6 +350,11 @@ def test_a_japanese_day_with_an_assistant_gets_the_chat_example_and_its_cast_wit
     assert any(x["text"].startswith("Bashが") and "not_an_actor" in x["checks"] for x in refused)
     summary = state.summaries["day.txt"]
     assert "Bash" not in summary and "アシスタントが、タスク 1 としてキャッシュ層を設計し" in summary
+    # the user's plan is what is left to do: under the summary's TODO, and in the run's TODO file
+    todo = summary.split("## TODO", 1)[1]
+    assert "ユーザーが、キャッシュキーを SHA-256" in todo and "予定だ" not in summary.split("## TODO", 1)[0]
+    todos = build_report(plan, state, build_ledgers(plan, state), 0).todos
+    assert any(t.text.startswith("ユーザーが、キャッシュキーを SHA-256") for t in todos)
 
 
 def test_a_japanese_chats_lines_are_held_to_open_with_a_name_met_and_other_japanese_lines_are_not():
@@ -367,3 +372,27 @@ def test_a_japanese_chats_lines_are_held_to_open_with_a_name_met_and_other_japan
     assert "opener" not in meeting.grammar(3, ["Tessera"]) and "opener" not in chat.grammar(3, [])
     assert meeting.example()[0].startswith("議長") and chat.example()[0].startswith("[ユーザー] ")
 
+
+def test_the_chat_examples_lines_land_in_the_seeds_layers_and_todos_by_their_own_form():
+    """What the worked examples teach is what the shape sorts: done, decided (with its reason), a habit kept,
+    left to do. Before, no Japanese line could be a task (facts.is_task wants a document's polite 送ります), and
+    "作成するための質問" (for, not because) was a decision."""
+    from precis.engine.prompts.account import CHAT_ANSWER, CHAT_ANSWER_JA, MEETING_ANSWER_JA, parse_lines
+    from precis.engine.prompts.presets import load_preset
+    from precis.engine.summary.account_shape import AccountLine, account_text
+
+    def shaped(answer: str, preset: str, language):
+        lines = [AccountLine(text, 0, [i]) for i, text in parse_lines(answer).items()]
+        summary = account_text(lines, load_preset(preset), language)
+        return dict(zip(re.findall(r"^## (.+)$", summary, re.M), re.split(r"^## .+$", summary, flags=re.M)[1:]))
+
+    ja = shaped(CHAT_ANSWER_JA, "conversation-archive", "Japanese")
+    assert list(ja) == ["実施", "判断と決定", "再利用できるパターン", "TODO"]
+    assert "調査を頼む" in ja["実施"] and "BOM付きにすると決める" in ja["判断と決定"]
+    assert "必ず文字コードを指定" in ja["再利用できるパターン"] and "金曜日に決める予定" in ja["TODO"]
+    en = shaped(CHAT_ANSWER, "conversation-archive", None)
+    assert list(en) == ["Done", "Reusable patterns", "TODO"] and "move the archives to the NAS" in en["TODO"]
+    minutes = shaped(MEETING_ANSWER_JA, "meeting-minutes", "Japanese")
+    assert "金曜日までにレンタルを予約する" in minutes["対応事項"]
+    asked = shaped("[1] アシスタントが、スペックを作成するための質問をユーザーに出す。", "conversation-archive", "Japanese")
+    assert list(asked) == ["実施"]
