@@ -104,7 +104,32 @@ MEETING_ANSWER_JA = ("[1] 議長が、新しい配送用バンの購入を議題
                      "[3] 田中が5月を月9万円ほどのレンタルでしのぐB社案を出し、議長が了承する。\n"
                      "[4] 田中が金曜日までにレンタルを予約する。")
 
+# A Japanese day with an assistant: its lines open with who acts (the user or the assistant, never a tool) and
+# say what was done, what was decided and why, what is kept as a habit and what is left to do, in the forms the
+# account's shape sorts into the seed's layers and TODOs (engine.summary.account_shape). Without it a Japanese
+# chat was given the meeting example, and a development day's account opened with its chair: "議長が、..."
+# Its turns are labelled as a Japanese chat's part is shown (engine.summary.shown_part).
+CHAT_EXAMPLE_JA = ("[ユーザー] 請求書のCSVを表計算ソフトで開くと、金額の列が文字化けします。原因を見てもらえますか。\n"
+                   "[アシスタント] invoice_export.py を読みました。BOMなしのUTF-8で書き出しているため、表計算ソフトが"
+                   "文字コードを誤認しています。BOM付きに変えます。\n"
+                   "[ツール] 14 passed in 0.9s\n"
+                   "[アシスタント] 修正し、テスト14件が通りました。今後、CSVを書き出すときは必ず文字コードを"
+                   "指定します。\n"
+                   "[ユーザー] ありがとう。区切り文字をタブにするかは、経理に聞いてから金曜日に決めます。")
+CHAT_ANSWER_JA = ("[1] ユーザーが、請求書のCSVで金額の列が文字化けすると伝え、原因の調査を頼む。\n"
+                  "[2] アシスタントが、BOMなしの書き出しが原因のため、invoice_export.py をBOM付きにすると決める。\n"
+                  "[3] アシスタントが直してテスト14件が通り、今後CSVは必ず文字コードを指定して書き出す。\n"
+                  "[4] ユーザーが、区切り文字をタブにするかを経理に聞いて金曜日に決める予定だ。")
+
 EXAMPLE_LINES = 4
+# Who acts in a chat, by the role of the turns they wrote: (English, Japanese) (engine.summary.cast). English
+# "The user" opens a line as any noun phrase does; a Japanese chat's lines are held to open with one of the names
+# met, as ユーザーが / アシスタントが ... (account_grammar), where a free opening gave "要件が明確になる" (no one)
+# and "Readが ..." (a tool) on a development day.
+ROLE_NAMES = {"user": ("The user", "ユーザー"), "human": ("The user", "ユーザー"),
+              "assistant": ("The assistant", "アシスタント"), "ai": ("The assistant", "アシスタント")}
+JA_ROLES = frozenset(ja for _, ja in ROLE_NAMES.values())
+JA_PARTICLES = ("が", "は", "も")
 
 
 @dataclass(frozen=True)
@@ -120,8 +145,10 @@ class AccountLayout:
     def example(self) -> tuple[str, str]:
         """The worked example of the preset's kind of document (a story's for any other)."""
         if self.japanese:
-            if self.preset.name in ("meeting-minutes", "conversation-archive"):
+            if self.preset.name == "meeting-minutes":
                 return MEETING_EXAMPLE_JA, MEETING_ANSWER_JA
+            if self.preset.name == "conversation-archive":
+                return CHAT_EXAMPLE_JA, CHAT_ANSWER_JA
             return STORY_EXAMPLE_JA, STORY_ANSWER_JA
         if self.preset.name == "meeting-minutes":
             return MEETING_EXAMPLE, MEETING_ANSWER
@@ -161,7 +188,10 @@ class AccountLayout:
                               + f"<part>\n{as_data(passage.strip())}\n</part>\n", 1)
 
     def grammar(self, count: int, names: list[str]) -> str:
-        return account_grammar(count, names, self.japanese)
+        """A Japanese chat's lines (its cast holds the user and the assistant) open with a name met; any other
+        Japanese line opens freely (a Japanese story's or meeting's names are not found by code)."""
+        chat = self.japanese and any(n in JA_ROLES for n in names)
+        return account_grammar(count, names, self.japanese, japanese_openers=chat)
 
 
 def _literal(text: str) -> str:
@@ -171,15 +201,23 @@ def _literal(text: str) -> str:
 _NAME_SHAPE = re.compile(r"^[^\n\[\]]{1,60}$")
 
 
-def account_grammar(count: int, names: list[str], japanese: bool = False) -> str:
+def account_grammar(count: int, names: list[str], japanese: bool = False, japanese_openers: bool = False) -> str:
     """GBNF of exactly ``count`` numbered lines "[1] ..." in order, each one sentence. English: each opens with
     one of ``names`` or a noun phrase ("The crew", "A guard"), so none opens with a pronoun, "I" or "you"; a
     full stop inside the sentence only between digits ("3.5") or in letters' abbreviations ("A.D.", "U.S.").
-    Japanese: a sentence up to its "。"."""
+    Japanese: a sentence up to its "。", opening with one of ``names`` and its particle ("アシスタントが、")
+    where ``japanese_openers``."""
     lines = [f'line{i} ::= "[{i}] " sentence "\\n"' for i in range(1, count + 1)]
     if japanese:
         lo, hi = JA_LINE_CHARS
-        body = [f'sentence ::= jchar{{{lo},{hi}}} "。"', r'jchar ::= [^\n\[\]。]']
+        openers = [_literal(n) for n in dict.fromkeys(names) if _NAME_SHAPE.match(n)] if japanese_openers else []
+        if openers:
+            particles = " | ".join(_literal(p) for p in JA_PARTICLES)
+            body = [f'sentence ::= opener jchar{{{lo},{hi}}} "。"',
+                    f'opener ::= ({" | ".join(openers)}) ({particles}) "、"?']
+        else:
+            body = [f'sentence ::= jchar{{{lo},{hi}}} "。"']
+        body.append(r'jchar ::= [^\n\[\]。]')
     else:
         lo, hi = LINE_CHARS
         openers = [f'{_literal(n)} (" " | "\'s ")' for n in dict.fromkeys(names) if _NAME_SHAPE.match(n)]

@@ -12,6 +12,7 @@ from precis.engine.events import BY_FILE, COLLAPSE_FLAGS, RoundRecord
 from precis.engine.planning.run_plan import RunPlan
 from precis.engine.prompts.layout import PromptRenderer
 from precis.engine.runs.state import RunState
+from precis.engine.summary.account_shape import AccountLine, open_items
 from precis.engine.summary.facts import FactLedger
 from precis.engine.summary.strategies.base import SALVAGE_FLAGS
 
@@ -168,6 +169,21 @@ def build_ledgers(plan: RunPlan, state: RunState) -> dict[str, FactLedger]:
     return ledgers
 
 
+def todos_of(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger]) -> list[Todo]:
+    """The tasks the documents' sentences assign (the fact ledger), and after them what an account's summary
+    lists under its TODO or action items (engine.summary.account_shape.open_items): a development day's TODO
+    file said "No TODO items were found" beside a summary with open items."""
+    todos = [Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()]
+    for doc in plan.documents:
+        if not state.rounds_of(doc.name, "account"):
+            continue
+        listed = {t.text for t in todos if t.document == doc.name}
+        lines = [AccountLine.from_dict(d) for d in state.evidence.get(doc.name, [])]
+        todos += [Todo(doc.name, line.text, line.part) for line in open_items(lines, plan.layout_for(doc.name).preset)
+                  if line.text not in listed]
+    return todos
+
+
 def make_report(runtime, plan: RunPlan, state: RunState, static_tokens: int | None = None) -> RunReport:
     """The run report of ``state`` as it stands (finished, cancelled or failed). ``static_tokens``, counted
     before the run, spares the runtime a call after it: a server that was stopped or broke off may not
@@ -192,7 +208,7 @@ def build_report(plan: RunPlan, state: RunState, ledgers: dict[str, FactLedger],
                     "planned_rounds": len(d.chunks), "preset": plan.layout_for(d.name).preset.name}
                    for d in plan.documents],
         rounds=list(state.rounds), static_prompt_tokens=static_tokens, facts=facts,
-        todos=[Todo(name, f.text, f.first_round) for name, ledger in ledgers.items() for f in ledger.todos()],
+        todos=todos_of(plan, state, ledgers),
         evidence={name: {"notes": state.notes.get(name, []), "lines": state.evidence.get(name, [])}
                   for name in state.summaries if state.notes.get(name)},
         inputs=dict(state.inputs))

@@ -3,11 +3,12 @@ references of each sentence, and the sections a preset asks for after them. No m
 
 - Any document: a paragraph per part, a part of fewer than PARAGRAPH_MIN_SENTENCES lines running on into the
   next, each sentence followed by the references to the sentences of the document it rests on ("... [4, 5].").
-- A meeting (the minutes' preset, whose tasks are "Action" lines): the lines that assign a task (engine.summary.
-  facts.is_task: "Ravi will book the rental by Friday") close the account under "## Action items".
+- A meeting (the minutes' preset, whose tasks are "Action" lines): the lines that say what is left to do
+  (``left_to_do``: "Ravi will book the rental by Friday") close the account under "## Action items".
 - A day with an assistant (the conversation archive's preset): the seed's layers: "## Done" over the paragraphs
   of what was done, then "## Decisions and judgements" and "## Reusable patterns" as bullets, a line going to
-  the first layer whose cue words it holds (resources/presets), and the tasks under "## TODO".
+  the first layer whose cue words it holds (resources/presets), and what is left to do under "## TODO" (and in
+  the run's TODO file: engine.runs.report).
 """
 from __future__ import annotations
 
@@ -17,6 +18,26 @@ from dataclasses import asdict, dataclass, field
 from precis.engine.prompts.presets import Preset
 from precis.engine.summary.facts import is_task
 from precis.engine.summary.language import is_japanese
+
+# An account's line says what happens in the present ("Ravi books the rental"); what is left to do is said by
+# the line's form: someone who will, plans to or has yet to do it; in Japanese a plan (予定, つもり), a deadline
+# (までに, 明日, 来週), what remains (が残る) or is not done yet (未着手, まだ ... ない). facts.is_task reads a
+# document's sentences, whose Japanese tasks are polite (送ります) and whose English "will" needs a deadline: the
+# account's plain "田中が金曜日までにレンタルを予約する。" (the Japanese meeting example's own line) and "The user
+# plans to move the archives to the NAS tomorrow." (the English chat example's) were no tasks, and no Japanese
+# line could reach a TODO section. The English verb comes after a subject of one to four words: "The assistant
+# says the job will check ..." reports what was done.
+_LEFT_EN = re.compile(r"^(?:[\w'’.-]+ ){1,4}?(?:will(?! be\b)|plans? to|intends? to|(?:is|are) going to|"
+                      r"(?:has|have) yet to|still (?:has|have|needs?) to)\b|\bnot yet\b|\byet to\b", re.I)
+_LEFT_JA = re.compile(r"予定|つもり|までに|明日|明後日|来週|が残(?:る|って|され)|未(?:完了|着手|解決|対応|実装)|"
+                      r"まだ[^。]{0,30}?(?:ない|ず)|あとで|後で|次回(?!から)")
+
+
+def left_to_do(text: str) -> bool:
+    """Whether an account's line says what is still to be done (see ``_LEFT_EN``), or assigns a task as a
+    document's sentence does (facts.is_task)."""
+    return is_task(text) or bool(_LEFT_EN.search(text) or _LEFT_JA.search(text))
+
 
 PARAGRAPH_MIN_SENTENCES = 3
 ACTION_ITEMS, ACTION_ITEMS_JA = "Action items", "対応事項"
@@ -84,10 +105,15 @@ def _label(label: str, label_ja: str, language: str | None) -> str:
     return label_ja if label_ja and is_japanese(language) else label
 
 
+def open_items(lines: list[AccountLine], preset: Preset) -> list[AccountLine]:
+    """The lines a preset with tasks (a meeting's action items, a day's TODO) closes the account with."""
+    return [line for line in lines if (preset.task_section or preset.task_label) and left_to_do(line.text)]
+
+
 def account_text(lines: list[AccountLine], preset: Preset, language: str | None, untold: tuple[int, ...] = ()) -> str:
     """The account as the summary shows it (see the module's docstring); ``untold``: the parts (0-based) none of
     whose lines nor notes was kept, said under it."""
-    tasks = [line for line in lines if (preset.task_section or preset.task_label) and is_task(line.text)]
+    tasks = open_items(lines, preset)
     told = [line for line in lines if line not in tasks]
     out: list[str] = []
     if preset.note_layers:

@@ -155,14 +155,16 @@ COPY_RUN_WORDS = 6               # a run of this many words in a row, found in t
 COPY_RUN_CHARS = 12              # the same for Japanese, in characters
 
 
-def copy_share(text: str, source: str, source_norm: Normalised | None = None) -> float:
-    """The share of ``text`` (normalised) inside runs copied word for word from ``source``."""
+def copy_share(text: str, source: str, source_norm: Normalised | None = None, run_words: int = COPY_RUN_WORDS,
+               run_chars: int = COPY_RUN_CHARS) -> float:
+    """The share of ``text`` (normalised) inside runs of ``run_words`` words (Japanese: ``run_chars``
+    characters) copied word for word from ``source``."""
     t = normalise(text).text
     s = (source_norm or normalise(source)).text
     if not t:
         return 0.0
     if sum(1 for c in t if ord(c) > 0x3000) > len(t) / 3:
-        n = COPY_RUN_CHARS
+        n = run_chars
         chars = t.replace(" ", "")
         covered = [False] * len(chars)
         flat = s.replace(" ", "")
@@ -173,9 +175,9 @@ def copy_share(text: str, source: str, source_norm: Normalised | None = None) ->
     words = t.split()
     padded = f" {s} "
     covered = [False] * len(words)
-    for i in range(0, max(0, len(words) - COPY_RUN_WORDS + 1)):
-        if f" {' '.join(words[i:i + COPY_RUN_WORDS])} " in padded:
-            covered[i:i + COPY_RUN_WORDS] = [True] * COPY_RUN_WORDS
+    for i in range(0, max(0, len(words) - run_words + 1)):
+        if f" {' '.join(words[i:i + run_words])} " in padded:
+            covered[i:i + run_words] = [True] * run_words
     return sum(covered) / len(words)
 
 

@@ -2,9 +2,10 @@
 
 Most parts are shown as the document has them. A chat transcript's part is shown as its people's own words
 only (engine.documents.transcript_turns: no tool call or tool output, no slash command's prompt, no fenced
-code), each piece under its speaker's role ("[assistant] ..."), so the model reads what was said and who
-said it, and a part of tool output costs no prompt tokens. Every piece keeps its offset in the document, so
-a sentence the model's line is linked to is found where the document has it.
+code), each piece under its speaker's role ("[assistant] ..."; a Japanese account's "[アシスタント] ...", the
+words its lines open with), so the model reads what was said and who said it, and a part of tool output costs
+no prompt tokens. Every piece keeps its offset in the document, so a sentence the model's line is linked to is
+found where the document has it.
 """
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ class ShownPart:
 class PartsShown:
     """The parts of one document as the model is shown them (the transcript's turns read once)."""
 
-    def __init__(self, document: str) -> None:
+    def __init__(self, document: str, labels: dict[str, str] | None = None) -> None:
         self.document = document
+        self.labels = labels or {}          # a role as it is shown ("user": "ユーザー"), where not as written
         self.spans = prose_spans(document)
         self.turns = turns(document) if self.spans is not None else []
         self._turn_starts = [t.body_start for t in self.turns]
@@ -56,7 +58,7 @@ class PartsShown:
             if a >= b or not self.document[a:b].strip():
                 continue
             role = self.role_at(a)
-            label = f"[{role}] " if role != last_role else ""
+            label = f"[{self.labels.get(role, role)}] " if role != last_role else ""
             body = self.document[a:b].rstrip("\n")
             out.append(("\n" if out else "") + label)
             at += len(out[-1])

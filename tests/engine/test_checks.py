@@ -56,3 +56,9 @@ def test_a_speakers_label_ties_a_line_to_no_sentence_but_holds_its_naming_of_the
     assert "Industrial Designer" in {s.speaker for s in right.references} and right.held_share > 0.8
     story = "Chapter 1: The Start\nBruce looked at the mountain. It was cold.\n"
     assert not any(s.speaker for s in PartIndex(story).sentences)      # one label is no transcript
+
+
+def test_the_checks_doc_names_every_check():
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "quality-checks.md").read_text(encoding="utf-8")
+    assert [c.name for c in registered() if f"`{c.name}`" not in doc] == []

@@ -66,6 +66,7 @@ class Claim:
     quote: str = ""                    # a rewording's sentence as the document writes it
     notes: tuple[tuple[str, str], ...] = ()   # a merge's or a heading's notes: (point, quote) each
     written_in: str | None = None      # the language its checks read it in (script_key), where not the one asked
+    tools: tuple[str, ...] = ()        # the names of a chat's tools ("Bash", "Read"): never who acts
 
     @property
     def sources(self) -> str:

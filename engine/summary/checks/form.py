@@ -69,8 +69,38 @@ def _meta(claim: Claim) -> str | None:
     return "it speaks of the document, not of what happens in it" if _META.search(claim.text) else None
 
 
+# A Japanese question often ends in か and a full stop, with no question mark: "誰が何を（誰に、なぜ）したか。"
+# (the account's own rule said back as a line, a development run of a Japanese day). After a verb's or a
+# copula's ending only: "静か。", "確か。", "わずか。" are no questions.
+_JA_QUESTION = re.compile(r"[たるうすんのいだ]か[。！]?$")
+
+
 def _question(claim: Claim) -> str | None:
-    return "a question, not a statement" if claim.text.rstrip(" \"”’)").endswith(("?", "？")) else None
+    text = claim.text.rstrip(" \"”’)」")
+    return "a question, not a statement" if text.endswith(("?", "？")) or _JA_QUESTION.search(text) else None
+
+
+# The prompt's rules are short and worded as no document is: a run of RULES_RUN_WORDS words (Japanese:
+# RULES_RUN_CHARS characters) of them in a line is the rules said back, and RULES_SHARE of a line so copied
+# is no line at all ("誰が何を（誰に、なぜ）したか。" is 11 characters: under the part's copy run of 12)
+RULES_RUN_WORDS, RULES_RUN_CHARS = 4, 6
+RULES_SHARE = 0.5
+
+
+@functools.lru_cache(maxsize=1)
+def _rules():
+    from precis.engine.prompts.account import RULES, RULES_JA, SYSTEM, SYSTEM_JA
+    return normalise("\n".join((SYSTEM, RULES, SYSTEM_JA, RULES_JA)))
+
+
+def _restates_rules(claim: Claim) -> str | None:
+    """The account's rules (or its system prompt) said back instead of what happens: nothing of the part's.
+    Neither ``meta`` (English words about "the story", "this part") nor ``question`` (a question mark) read
+    "誰が何を（誰に、なぜ）したか。", and the reply's scaffolding patterns (engine.summary.scaffold) know no
+    Japanese rule and are not run on the account's lines: only ``unsupported`` refused it, because that part
+    happened not to hold its words."""
+    share = copy_share(claim.text, "", _rules(), RULES_RUN_WORDS, RULES_RUN_CHARS)
+    return f"{share:.0%} of it is the prompt's rules said back" if share >= RULES_SHARE else None
 
 
 _OPENER = re.compile(r"^(?:he|she|they|it|his|her|their|its|him|them|i|i'm|i'd|me|my|we|we're|our|us|you|you're|"
@@ -89,9 +119,11 @@ def _cut_off(claim: Claim) -> str | None:
     suggests that the Marketing team can copy paste something from.": a development meeting's account)."""
     from precis.engine.prompts.account import JA_LINE_CHARS, LINE_CHARS
     text = claim.text.rstrip(".!。")
-    if language_key(claim.language) == JA:
-        return "stopped at the longest a line may be, mid-sentence" if len(text) >= JA_LINE_CHARS[1] else None
     opener = max((n for n in claim.known_names if text.startswith(n)), key=len, default="")
+    if language_key(claim.language) == JA:
+        # a Japanese chat's grammar bounds the sentence after its opener ("アシスタントが、")
+        body = re.sub(r"^[がはも]、?", "", text[len(opener):]) if opener else text
+        return "stopped at the longest a line may be, mid-sentence" if len(body) >= JA_LINE_CHARS[1] else None
     body = len(text) - (len(opener) + 1 if opener else len("The x"))
     return "stopped at the longest a line may be, mid-sentence" if body >= LINE_CHARS[1] else None
 
@@ -267,6 +299,8 @@ STORY = ("Maitland remained standing, staring at the closed door for a minute af
          "down on the bed to watch the sunset and to think.")
 
 
+RULE_PART = ("[assistant] コミットがフックのエラーで止まりました。なぜ止まったかを調べます。\n"
+             "[user] フックは直さずにコミットしてください。")
 CUT = ("On a full-year basis, organic net sales increased materially compared to the previous year, adjusted "
        "operating margin rose significantly, and adjusted")
 SNAPSHOT = "The volume snapshot is copy-on-write: it starts near zero and grows with changed blocks."
@@ -292,8 +326,23 @@ CHECKS = (
                    Example(_claim("This part adds that Maitland sits on the bed.", STORY), "narrates the prompt")),
           passes=(Example(_claim("Maitland sits on the bed and watches the sunset.", STORY), "what happens"),)),
     Check("question", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), None, _question,
-          refuses=(Example(_claim("Why does Maitland stare at the door?", STORY), "a question"),),
-          passes=(Example(_claim("Maitland stares at the closed door.", STORY), "a statement"),)),
+          refuses=(Example(_claim("Why does Maitland stare at the door?", STORY), "a question"),
+                   Example(_claim("誰が何を（誰に、なぜ）したか。", RULE_PART),
+                           "a Japanese question without its mark (development run)"),
+                   Example(_claim("アシスタントがフックを直すべきですか。", RULE_PART), "asks back, politely")),
+          passes=(Example(_claim("Maitland stares at the closed door.", STORY), "a statement"),
+                  Example(_claim("アシスタントが、フックを直すかどうかをユーザーに確かめる。", RULE_PART),
+                          "an indirect question inside a statement"),
+                  Example(_claim("ユーザーが、フックのバグは確かだと認める。", RULE_PART), "確か: no question"))),
+    Check("restates_rules", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), None, _restates_rules,
+          refuses=(Example(_claim("誰が何を（誰に、なぜ）したか。", RULE_PART), "the rule said back (development run "
+                                                                     "of a Japanese day with an assistant)"),
+                   Example(_claim("The team says what is done, found, proposed or decided.", MEETING),
+                           "the English rule said back")),
+          passes=(Example(_claim("アシスタントが、なぜコミットが止まったかを調べ、フックのバグだと突き止める。",
+                                 RULE_PART), "why and who, said of the part"),
+                  Example(_claim("Marketing proposes a rubber case and the team decides on wood.", MEETING),
+                          "proposed and decided, said of the part"))),
     Check("opener", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), frozenset({"en"}), _opener,
           refuses=(Example(_claim("He stares at the closed door.", STORY), "who is he?"),
                    Example(_claim("I yelled and ran after him.", STORY), "a narrator's line (held-out story)")),

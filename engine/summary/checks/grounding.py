@@ -6,6 +6,7 @@ import functools
 import re
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
+from precis.engine.prompts.account import CHAT_EXAMPLE_JA
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -97,8 +98,10 @@ def _ideograph_pairs(text: str) -> set[str]:
 @functools.lru_cache(maxsize=8)
 def _example_themes_ja(example: str) -> frozenset[str]:
     """A Japanese example's words said on two lines or more (its 議長, its バン): told of a part that does not
-    hold them, they are the example's story (a day with an assistant summed up as '議長が ...')."""
-    lines = [_ideograph_pairs(line) for line in example.splitlines() if line.strip()]
+    hold them, they are the example's story (a day with an assistant summed up as '議長が ...'). A chat's turn
+    labels ("[ユーザー]") are left out: every chat has a user, and its lines open with ユーザーが."""
+    lines = [_ideograph_pairs(re.sub(r"^\s*\[[^\]\n]{1,20}\]", "", line)) for line in example.splitlines()
+             if line.strip()]
     return _said_twice(lines)
 
 
@@ -161,6 +164,8 @@ def _heading_unsupported(claim: Claim) -> str | None:
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
 EXAMPLE_JA = ("議長：では始めます。今日の議題は配送用バンです。\n佐藤：見積もりは二件です。\n"
               "議長：では、5月のレンタルで。")
+HOOK_DAY = ("[assistant] コミットがフックのバグで止まりました。フックを飛ばしてコミットします。\n"
+            "[user] フックは飛ばしてコミットしてください。")
 PART = ("Project Manager: Um, so we we decided to use a wind dynamo, uh, instead of the hand dynamo .\n"
         "Marketing: The LCD costs 12 Euros , which is too much for the budget .\n")
 SHA = "レビュー指摘の SHA-256 ハッシュキーを反映済み。"
@@ -232,7 +237,10 @@ CHECKS = (
                    Example(_line("Maitland waits two days in port before the ferry leaves.", STORY, example=EXAMPLE),
                            "the worked example's ferry told of a story's part (development run)"),
                    Example(_line("Maitland paints a tiger on the ferry.", STORY, example=EXAMPLE + " The ferry left."),
-                           "one word the example keeps coming back to (a development meeting's 'van')")),
+                           "one word the example keeps coming back to (a development meeting's 'van')"),
+                   Example(_line("アシスタントが、コミットの文字化けを直す。", HOOK_DAY,
+                                 example=CHAT_EXAMPLE_JA, language="Japanese"),
+                           "the Japanese chat example's 文字化け told of a day about a commit hook")),
           passes=(Example(_line("Maitland wakes in a dark room that is not his.", STORY, example=EXAMPLE),
                           "no word of the example's"),
                   Example(_line("Maitland hires a crew.", STORY, example=EXAMPLE + " The ferry left."),
@@ -240,7 +248,13 @@ CHECKS = (
                   Example(_line("アシスタントがキャッシュの仕様を作成する。",
                                 "[assistant] キャッシュの仕様を作成しました。",
                                 example=EXAMPLE_JA, language="Japanese"),
-                          "a Japanese line of the part's own words")),
+                          "a Japanese line of the part's own words"),
+                  Example(_line("アシスタントが、フックのバグでコミットが止まると突き止め、フックを飛ばすと決める。",
+                                HOOK_DAY, example=CHAT_EXAMPLE_JA, language="Japanese"),
+                          "the chat example's form (who, found, decided), the part's words"),
+                  Example(_line("ユーザーが、フックを飛ばしてコミットするよう頼む。", HOOK_DAY,
+                                example=CHAT_EXAMPLE_JA, language="Japanese"),
+                          "the user, whom the example's turns label [user], not ユーザー")),
           ),
     Check("heading_unsupported", frozenset({HEADING}), None, _heading_unsupported,
           refuses=(Example(heading_claim("Quarterly earnings outlook", TITANIUM, None), "none of its notes' words"),

@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX
+from precis.engine.prompts.account import JA_PARTICLES, JA_ROLES
 from precis.engine.prompts.notes import EXAMPLE_NAMES
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
     EN,
+    JA,
     MERGE,
     REWORDING,
     Check,
     Claim,
     Example,
+    language_key,
     merge_claim,
 )
 from precis.engine.summary.checks import line_example as _line
@@ -105,6 +108,39 @@ def _reporter(claim: Claim) -> str | None:
     return f"leaves out who its sentence says said it: {', '.join(dropped)}" if dropped else None
 
 
+# Who a line opens with: a Japanese line's subject before its particle (a Latin run, "File created successfully
+# atが", or a kanji and katakana word, "議長が"), an English line's first word
+_LATIN_OPENER = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.'’:/@+#-]*(?: [A-Za-z0-9_.'’:/@+#-]+){0,5}?)\s*(?:が|は|も)")
+_JA_OPENER = re.compile(r"^\s*([\u30a0-\u30ff\u4e00-\u9fff々]{2,12})(?:さん|君|氏|様)?(?:が|は|も)")
+_FIRST_WORD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)")
+
+
+def _not_an_actor(claim: Claim) -> str | None:
+    """A line that does not open with who acts. Any line: one opening with a tool's name (a chat's "[tool_call]
+    Bash: ..." makes "Bash" no one). A Japanese chat's line (its names met hold the user and the assistant) opens
+    with a name met, as its grammar holds it where the runtime takes one (a model server may not): a development
+    day's account opened lines with a tool ("Readが ..."), a tool's output ("File created successfully atが ...",
+    its cast read from the tool turns' labels), the meeting example's "議長が" and with no one ("要件が明確になる。",
+    "スペックを作成します。"). Any other Japanese line: its subject, where it has one, is a word the part or the
+    names met hold. English lines open with a name met or a noun phrase (the account's grammar); a name the part
+    lacks is ``invented_names``'s."""
+    first = _FIRST_WORD.match(claim.text)
+    if first and first.group(1) in claim.tools:
+        return f"opens with the tool {first.group(1)}, not with who acts"
+    if language_key(claim.language) != JA:
+        return None
+    if JA_ROLES & set(claim.known_names):
+        if any(claim.text.startswith(name + particle) for name in claim.known_names for particle in JA_PARTICLES):
+            return None
+        return "opens with no name met: a chat's line opens with who acts (ユーザーが, アシスタントが, ...)"
+    opener = _LATIN_OPENER.match(claim.text) or _JA_OPENER.match(claim.text)
+    if not opener:
+        return None
+    actor = opener.group(1).strip()
+    known = claim.shown.lower() + "\n" + "\n".join(claim.known_names).lower()
+    return None if actor.lower() in known else f"opens with {actor}, which neither the part nor the names met hold"
+
+
 STORY = ("Maitland stirred, came half awake, and opened his eyes. The room was dark except where moonlight fell on "
          "the foot of his bed. This wasn't his room! A man and a woman were coming toward him up the hill. "
          "\"My name is Swarts. I want to give you some psychological tests.\"")
@@ -115,6 +151,13 @@ FOCUS = "Dave: we will stay focused on marketing and on the long-term priorities
 PRIYA = ("Mika: Morning. Priya says 13 goes out of support and she does not want to run an unsupported major on the "
          "billing cluster past the end of the year.")
 MAY = ("Mika proposes moving the launch of the remote to May",) * 2
+# a day with an assistant as the account's model is shown it (the people's words only, each under its role)
+HOOK_PART = ("[assistant] コミットしようとしたところ、pre-commit のフックがバグのメッセージを出して終了しました。"
+             "フックの設定を確認します。\n[user] フックは飛ばしてコミットしてください。")
+HOOK_PART_EN = ("[assistant] The commit stopped: the pre-commit hook exits with an error. I'll run the hook again.\n"
+                "[user] Skip the hook and commit.")
+CHAT_ROLES = ("ユーザー", "アシスタント")
+TOOLS = ("AskUserQuestion", "Bash", "Read", "ToolSearch", "Write")
 LATE = ("Mika says the supplier cannot deliver the cases before May",) * 2
 
 CHECKS = (
@@ -128,6 +171,33 @@ CHECKS = (
           refuses=(Example(_line("Maitland meets Doctor Kessler in the room.", STORY), "a name no one wrote"),),
           passes=(Example(_line("Maitland meets Swarts and Ching.", STORY, known_names=("Ching",)),
                           "Ching was named in an earlier part"),)),
+    Check("not_an_actor", frozenset({ACCOUNT_LINE}), None, _not_an_actor,
+          refuses=tuple(Example(_line(text, HOOK_PART, language="Japanese", known_names=CHAT_ROLES, tools=TOOLS), why)
+                        for text, why in (
+              ("Bashがcommit-msg フックを設定する。", "a tool's name as the actor (development run, refused then "
+                                                    "as unsupported only)"),
+              ("Readがpre-commit フックの設定を確認する。", "a tool's name, kept in a development run's account"),
+              ("AskUserQuestionがフックのチェックは通っていることを確認する。", "a tool's name (development run)"),
+              ("File created successfully atがpre-commit フレームワーク自体のバグで終了していることを確認する。",
+               "a tool's output as the actor, kept in a development run's account"),
+              ("議長が、フックの設定を確認する。", "the Japanese meeting example's chair (development run)"),
+              ("スペックを作成します。", "no one, kept in a development run's account"),
+              ("ユーザーから更新を頼まれたのでフックを直す。", "the user named, but not as who acts"))) + (
+              Example(_line("議長が、フックの設定を確認する。", HOOK_PART, language="Japanese"),
+                      "not a chat's cast: a subject the part does not hold"),
+              Example(_line("Bash runs the hook again and the commit fails.", HOOK_PART_EN, tools=TOOLS),
+                      "a tool's name opening an English line (a model server need not hold the grammar)")),
+          passes=tuple(Example(_line(text, HOOK_PART, language="Japanese", known_names=CHAT_ROLES, tools=TOOLS), why)
+                       for text, why in (
+              ("アシスタントが、pre-commit のフックの設定を確認する。", "the assistant, a name met"),
+              ("ユーザーが、フックを飛ばしてコミットするよう頼む。", "the user, a name met"))) + (
+              Example(_line("pre-commitのフックがバグで終了し、コミットが止まる。", HOOK_PART, language="Japanese"),
+                      "not a chat's cast: a thing the part names, as the subject"),
+              Example(_line("コミットがフックのバグで止まる。", HOOK_PART, language="Japanese"),
+                      "not a chat's cast: a subject the part holds"),
+              Example(_line("The assistant runs the hook with Bash and the commit fails.", HOOK_PART_EN, tools=TOOLS),
+                      "a tool named inside the line, not as its actor"),
+              Example(_line("Maitland wakes in a strange room.", STORY), "no tools: a story's line"))),
     Check("name_not_in_part", frozenset({REWORDING, MERGE, ACCOUNT_MERGE}), None, _not_in_part,
           refuses=(Example(_note("Ben invests in brands for consumers", BRANDS),
                            "the worked example's Ben (development earnings call)"),

@@ -23,13 +23,14 @@ from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import account_chars_for, account_lines_asked, account_lines_for_part
 from precis.engine.prompts.account import (
     JA_TOKENS_PER_LINE,
+    ROLE_NAMES,
     TOKENS_PER_LINE,
     AccountLayout,
     parse_lines,
 )
 from precis.engine.summary.account_shape import AccountLine, account_text, reading_chars
 from precis.engine.summary.alignment import Alignment, PartIndex, source_sentences
-from precis.engine.summary.cast import names_met
+from precis.engine.summary.cast import Cast
 from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Claim, judge
 from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, compact_round, pairs_to_merge
 from precis.engine.summary.evidence import Note
@@ -74,7 +75,11 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
     lines = [AccountLine.from_dict(d) for d in ctx.state.evidence.get(doc.name, [])]
     notes = [Note.from_dict(d) for d in ctx.state.notes.get(doc.name, [])]
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "account")}
-    shown_parts = PartsShown(doc.text)
+    # a Japanese chat's turns are shown under the roles' Japanese names, the words its lines open with: under
+    # "[user]", every "ユーザーが ..." line held a word the part did not (the unsupported check)
+    shown_parts = PartsShown(doc.text, {role: ja for role, (_, ja) in ROLE_NAMES.items()} if layout.japanese
+                             else None)
+    cast = Cast(shown_parts, layout.japanese)
     line_index = LineIndex(doc.text)
     target_chars = account_chars_for(doc.said_tokens, ctx.summary_words)
     document_tokens = max(1, sum(c.tokens for c in doc.chunks))
@@ -94,7 +99,7 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             continue
         count = account_lines_for_part(target_chars, chunk.tokens, document_tokens)
         got = yield from account_of_part(ctx, index, layout, doc, chunk, shown, count, lines, notes, line_index,
-                                         total_rounds)
+                                         total_rounds, cast)
         if not got.lines:
             ctx.check_cancel()
             yield from _told_by_notes(ctx, index, doc, chunk, notes, language, total_rounds, got)
@@ -153,13 +158,13 @@ def _save(ctx: RunContext, document: str, lines: list[AccountLine], notes: list[
 
 def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: PlannedDocument, chunk, shown: ShownPart,
                     count: int, earlier: list[AccountLine], notes: list[Note], line_index: LineIndex,
-                    total_rounds: int):
+                    total_rounds: int, cast: Cast):
     """Generator (RoundStarted, TokensGenerated); returns PartAccount: the part's lines that passed their checks,
     each with the notes (the part's sentences) it rests on."""
     out = PartAccount()
     yield RoundStarted(index, "account", chunk.index, total_rounds, chunk.tokens,
                        reading_chars(earlier), shown.text, "", 1)
-    names = names_met(doc.text[:chunk.end_char])
+    names = cast.met_by(chunk.end_char)
     part_index = PartIndex(shown.text)
     example = layout.example()[0]
     per_line = JA_TOKENS_PER_LINE if layout.japanese else TOKENS_PER_LINE
@@ -197,7 +202,7 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
         text = " ".join(written.get(number, "").split())
         if not text:
             continue
-        claim = _claim(text, shown, part_index, names, said, layout.language, example, topics)
+        claim = _claim(text, shown, part_index, names, said, layout.language, example, topics, cast.tools)
         verdict = judge(claim, ACCOUNT_LINE)
         if verdict.passed:
             passed.append((number, claim, False))
@@ -210,7 +215,7 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
             # too few lines passed: a refused one is asked again, once, from its passage
             ctx.check_cancel()
             again = yield from _asked_again(ctx, index, layout, shown, part_index, claim.alignment, names, said,
-                                            example, out)
+                                            example, out, cast.tools)
             if again is not None:
                 passed.append((number, again, True))
                 said.append(again.text)
@@ -260,13 +265,14 @@ def _pieces(ctx: RunContext, layout: AccountLayout, text: str, number: int, part
 
 
 def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str], said: list[str],
-           language: str | None, example: str, hints: list[str] = ()) -> Claim:
+           language: str | None, example: str, hints: list[str] = (), tools=frozenset()) -> Claim:
     return Claim(text, shown.text, part_index.align(text), tuple(names), tuple(said), language, example,
-                 tuple(hints))
+                 tuple(hints), tools=tuple(sorted(tools)))
 
 
 def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: ShownPart, part_index: PartIndex,
-                 alignment: Alignment | None, names: list[str], said: list[str], example: str, out: PartAccount):
+                 alignment: Alignment | None, names: list[str], said: list[str], example: str, out: PartAccount,
+                 tools=frozenset()):
     """Generator; returns the Claim of one line said again from the passage a refused line was linked to (its
     references and PASSAGE_NEIGHBOURS sentences either side), or None when it is refused again or there is no
     such passage. One short call: the passage is a few sentences, the rules and example are reused."""
@@ -284,7 +290,7 @@ def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: Show
     text = " ".join(parse_lines(result.raw).get(1, "").split())
     if not text:
         return None
-    claim = _claim(text, shown, part_index, names, said, layout.language, example)
+    claim = _claim(text, shown, part_index, names, said, layout.language, example, tools=tools)
     return claim if judge(claim, ACCOUNT_LINE).passed else None
 
 
