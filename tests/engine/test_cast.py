@@ -38,15 +38,15 @@ Scope: unknown flag
 [assistant] export エピックですね。Tessera の保守担当は Renata Okafor さんなので、レビューを依頼します。
 
 - **Summary**: `os.UserCacheDir()` に書き出す
-- **Scope**: `docs/specs/export/scope.md`
+- **Scope**: `spec/export/scope.md`
 
 [tool_call] Write: {"file_path": "/home/dev/tessera/docs/specs/export/overview.md", "content": "# Export"}
 
 [tool_result] File created successfully at: /home/dev/tessera/docs/specs/export/overview.md
 
-[tool_call] Write: {"file_path": "/home/dev/tessera/docs/specs/export/scope.md", "content": "# Scope"}
+[tool_call] Write: {"file_path": "/home/dev/tessera/spec/export/scope.md", "content": "# Scope"}
 
-[tool_result] File created successfully at: /home/dev/tessera/docs/specs/export/scope.md
+[tool_result] File created successfully at: /home/dev/tessera/spec/export/scope.md
 
 [assistant] スペックを作成しました。Renata Okafor さんのレビューを待ちます。
 
