@@ -198,12 +198,19 @@ ACCOUNT_PROMPT_TOKENS = 520
 ACCOUNT_NAMES_TOKENS = 30
 ACCOUNT_TOKENS_PER_LINE = 30
 ACCOUNT_ASKED_AGAIN_SHARE = 0.15     # of a part's lines: asked again only when too few of the surplus passed
-ACCOUNT_OVER_ASK = 1 / 3             # lines asked beyond a part's share, the best of them kept
+# Lines asked beyond a part's share, the best of them kept. Twice the share: in the kept runs of the check half
+# (7 documents) a second ask cost about 400 evaluated tokens and 13 s and gave a line that passed 29 times in
+# 100 (51 of 175), a first ask's line passed about half the time for about 4 s of generation: a surplus line is
+# the cheaper way to a kept one. Measured in docs/quality.md ("check-account-2").
+ACCOUNT_OVER_ASK = 1.0
+ACCOUNT_MAX_SECOND_ASKS = 2          # per part: each costs a call; a part short of lines after two is told short
 
 
 def account_lines_asked(lines: int) -> int:
-    """The lines asked of a part whose share is ``lines``: a third more, one more at least."""
+    """The lines asked of a part whose share is ``lines``: ACCOUNT_OVER_ASK more, one more at least."""
     return lines + max(1, round(lines * ACCOUNT_OVER_ASK))
+
+
 ACCOUNT_PASSAGE_TOKENS = 250
 
 
@@ -220,7 +227,7 @@ def account_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bo
         evaluated += body + (ACCOUNT_PROMPT_TOKENS if first else 0)
         first = False
         generated += account_lines_asked(lines) * ACCOUNT_TOKENS_PER_LINE
-        again = ACCOUNT_ASKED_AGAIN_SHARE * lines
+        again = min(ACCOUNT_MAX_SECOND_ASKS, ACCOUNT_ASKED_AGAIN_SHARE * lines)
         sent += int(again * (ACCOUNT_PROMPT_TOKENS + ACCOUNT_PASSAGE_TOKENS))
         # the second ask's prefix differs from the part's after the rules: its passage is evaluated, and the
         # next part's prompt after the rules again

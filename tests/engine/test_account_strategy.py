@@ -177,8 +177,14 @@ def says_who_will_do_what(call):
     said = re.findall(r"^([A-Z][\w ]+): (.+)$", call.content, re.M)
     lines = [f"{who} will {what.split(' will ', 1)[1]}" if " will " in what else f"{who} says {what[:1].lower()}{what[1:]}"
              for who, what in said]
-    return "".join(f"[{i}] {lines[(i - 1) * len(lines) // count + (i == count and len(lines) > count)]}\n"
-                   for i in range(1, count + 1))
+    # the part's distinct lines, its tasks among them, spread over the part when more than asked
+    lines = list(dict.fromkeys(lines))
+    tasks = [line for line in lines if " will " in line]
+    others = [line for line in lines if line not in tasks]
+    picked = tasks[:count] + [others[(i * len(others)) // max(1, count - len(tasks))]
+                              for i in range(max(0, count - len(tasks))) if others]
+    picked = sorted(dict.fromkeys(picked), key=lines.index)
+    return "".join(f"[{i}] {line}\n" for i, line in enumerate(picked, 1))
 
 
 def test_a_meetings_tasks_close_the_account_as_action_items():
@@ -396,3 +402,11 @@ def test_the_chat_examples_lines_land_in_the_seeds_layers_and_todos_by_their_own
     assert "金曜日までにレンタルを予約する" in minutes["対応事項"]
     asked = shaped("[1] アシスタントが、スペックを作成するための質問をユーザーに出す。", "conversation-archive", "Japanese")
     assert list(asked) == ["実施"]
+
+
+def test_a_surplus_of_lines_is_cut_evenly_over_the_part():
+    from precis.engine.summary.strategies.account import spread_over_part
+    lines = list(range(1, 9))                 # eight lines that passed, in the part's order
+    assert spread_over_part(lines, 3) == [1, 5, 8]          # the beginning, the middle and the end kept
+    assert spread_over_part(lines, 8) == lines and spread_over_part(lines, 20) == lines
+    assert spread_over_part(lines, 1) == [5] and spread_over_part(lines, 0) == []

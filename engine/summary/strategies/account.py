@@ -20,7 +20,12 @@ from dataclasses import dataclass, field, replace
 
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
-from precis.engine.planning.summary_length import account_chars_for, account_lines_asked, account_lines_for_part
+from precis.engine.planning.summary_length import (
+    ACCOUNT_MAX_SECOND_ASKS,
+    account_chars_for,
+    account_lines_asked,
+    account_lines_for_part,
+)
 from precis.engine.prompts.account import (
     JA_TOKENS_PER_LINE,
     ROLE_NAMES,
@@ -28,7 +33,7 @@ from precis.engine.prompts.account import (
     AccountLayout,
     parse_lines,
 )
-from precis.engine.summary.account_shape import AccountLine, account_text, reading_chars
+from precis.engine.summary.account_shape import AccountLine, account_text, left_to_do, reading_chars
 from precis.engine.summary.alignment import Alignment, PartIndex, source_sentences
 from precis.engine.summary.cast import Cast
 from precis.engine.summary.checks import ACCOUNT_LINE, NOTE_IN_ACCOUNT, Claim, judge
@@ -171,7 +176,7 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     weights = ctx.document_index(doc)[1]
     topics = topic_words(weights, weights.sentences_in(doc.text[chunk.sent_start_char:chunk.end_char],
                                                       chunk.sent_start_char), names)
-    # A third more lines are asked than the part's share (account_lines_asked): a small model's lines are often
+    # Twice the part's share of lines is asked (account_lines_asked): a small model's lines are often
     # refused (a meeting's "The team discusses the design." holds no word of it), and the best of the surplus
     # is cheaper than a second ask. The plan's chunk leaves room for a rolling round's summary in and out; the
     # account has no summary in, so its prompt and lines mostly fit: checked, the lines lowered where they do
@@ -209,10 +214,13 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
             said.append(text)
         else:
             refused.append((number, text, verdict, claim))
+    second_asks = 0
     for number, text, verdict, claim in refused:
         again = None
-        if len(passed) < count:
-            # too few lines passed: a refused one is asked again, once, from its passage
+        if len(passed) < count and second_asks < ACCOUNT_MAX_SECOND_ASKS:
+            # too few lines passed: a refused one is asked again, once, from its passage (at most
+            # ACCOUNT_MAX_SECOND_ASKS calls a part: each costs about what four first-ask lines do)
+            second_asks += 1
             ctx.check_cancel()
             again = yield from _asked_again(ctx, index, layout, shown, part_index, claim.alignment, names, said,
                                             example, out, cast.tools)
@@ -222,9 +230,13 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
         out.refused.append({"text": text, "checks": verdict.names, "reasons": [r.reason for r in verdict.refusals],
                             "kept_instead": again.text if again else ""})
     if len(passed) > count:
-        # the lines best held by their sentences, told in the part's order
-        best = sorted(passed, key=lambda p: -(p[1].alignment.held_share if p[1].alignment else 0))[:count]
-        passed = [p for p in passed if p in best]
+        # what is left to do is kept whatever the count (a meeting's action items, a day's TODOs: the account's
+        # closing section, which a reader looks for); the rest spread over the part
+        tasks = [p for p in passed if left_to_do(p[1].text)] if layout.preset.task_section or \
+            layout.preset.task_label else []
+        rest = spread_over_part(sorted((p for p in passed if p not in tasks), key=lambda p: p[0]),
+                                max(0, count - len(tasks)))
+        passed = sorted(tasks + rest, key=lambda p: p[0])
     next_id = max((n.id for n in notes), default=0) + 1
     for _, claim, asked_again in sorted(passed, key=lambda p: p[0]):
         line_notes = _reference_notes(claim.alignment, shown, claim.text, doc, chunk.index, next_id, line_index)
@@ -238,6 +250,21 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     if not out.lines:
         out.flags.append("nothing_kept")
     return out
+
+
+def spread_over_part(lines: list, count: int) -> list:
+    """``count`` of ``lines`` (in the part's order) spread evenly from the first to the last, so that a surplus
+    asked of the model keeps the part's beginning, middle and end told. (The lines best held by their
+    sentences were kept before: with twice the share asked, that favoured lines nearest the part's wording
+    and dropped a day's decisions, whose words are the model's more than the document's.)"""
+    if count <= 0:
+        return []
+    if len(lines) <= count:
+        return list(lines)
+    if count == 1:
+        return [lines[len(lines) // 2]]
+    step = (len(lines) - 1) / (count - 1)
+    return [lines[round(i * step)] for i in range(count)]
 
 
 MAX_PIECES = 8
