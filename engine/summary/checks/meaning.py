@@ -99,12 +99,55 @@ _ARTICLE = re.compile(r"^(?:the|a|an) ", re.I)
 _NAMING = re.compile(r"(?:[A-Z][\w'’-]*\s)+(?:team\s|designer\s|manager\s)?")
 
 
+# A chat's part as the account shows it: each turn's words under its role's label at a line's start
+# (engine.summary.shown_part), in English or as a Japanese account shows them
+_CHAT_ROLE = re.compile(r"^\[(user|assistant|ユーザー|アシスタント)\] ", re.M)
+_ROLE_OF_OPENING = (("ユーザー", "user"), ("アシスタント", "assistant"), ("the user", "user"),
+                    ("the assistant", "assistant"), ("user", "user"), ("assistant", "assistant"))
+_ROLE_WORDS = {"user": ("ユーザー", "user"), "assistant": ("アシスタント", "assistant")}
+_ROLE_OF_LABEL = {"ユーザー": "user", "アシスタント": "assistant", "user": "user", "assistant": "assistant"}
+
+
+def _chat_role(claim: Claim) -> str | None:
+    """In a chat, a line that gives the user what only the assistant said or did, or the other way round
+    ("ユーザーが、commit-msg フックが ... exit code 1 を返しています" resting on the assistant's diagnosis;
+    "ユーザーが、実行してください" on the assistant's "必要なら実行してください": a hand-labelled chat day, where 3
+    of the 4 unfaithful lines of 10 were such): none of the sentences it rests on is in the actor's own turns or names
+    them."""
+    labels = [(m.start(), _ROLE_OF_LABEL[m.group(1)]) for m in _CHAT_ROLE.finditer(claim.shown)]
+    if not labels:
+        return None
+    opening = claim.text.lstrip().lower()
+    actor = next((role for word, role in _ROLE_OF_OPENING if opening.startswith(word)), None)
+    if actor is None:
+        return None
+    starts = [at for at, _ in labels]
+
+    def role_of(offset: int) -> str:
+        i = next((k for k in range(len(starts) - 1, -1, -1) if starts[k] <= offset), None)
+        return labels[i][1] if i is not None else ""
+    # what the line says beyond who acts must be in a sentence of the actor's own turns, or one naming them
+    said = units(claim.text) - set().union(*(units(w) for w in _ROLE_WORDS[actor]))
+    for sentence in claim.alignment.references:
+        role = role_of(sentence.start)
+        shared = units(_CHAT_ROLE.sub("", sentence.text)) & said
+        # a fifth of what it says, two units at least: a Japanese line shares "する" with any sentence
+        if role == "" or ((role == actor or any(w in sentence.text.lower() for w in _ROLE_WORDS[actor]))
+                          and len(shared) >= max(2, len(said) / 5)):
+            return None
+    other = "the assistant" if actor == "user" else "the user"
+    return f"it gives the {actor} what only {other} said (every sentence it rests on is in {other}'s turns)"
+
+
 def _speaker(claim: Claim) -> str | None:
     """In a transcript, a line that says a speaker did something, resting only on other speakers' words
     ("Industrial Designer explains the technical specifications" of "User Interface: and then we'll give some
-    technical specifications", a development meeting): who said it, turned around."""
+    technical specifications", a development meeting): who said it, turned around. A chat's user and
+    assistant likewise (_chat_role)."""
     if not claim.alignment or not claim.alignment.references:
         return None
+    if _CHAT_ROLE.search(claim.shown):
+        return _chat_role(claim)
     said_by = {s.speaker for s in claim.alignment.references}
     if "" in said_by:
         return None
@@ -247,6 +290,9 @@ VOTE = ("Project Manager: I think we should vote on the colour .\nMarketing: Oka
 CRITERIA = ("Project Manager: Then Sammy will propose some criteria to evaluate this prototype .\nMarketing: Okay .\n"
             "Industrial Designer: Yeah .\n")
 
+CHAT_JA = ("[ユーザー] コミットが失敗しました。\n"
+           "[アシスタント] フックが終了コード 1 を返しています。原因は設定の不具合です。\n"
+           "[ユーザー] テストは後回しにすると決めました。\n")
 DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\nUser Interface: and "
           "then we'll give some technical specifications .\nIndustrial Designer: Uh, here we have our prototype "
           "model. It has a kinetic battery.\nMarketing: The Project Manager asked for a vote, so seven for me.\n")
@@ -294,8 +340,11 @@ CHECKS = (
                                   DESIGN + "User Interface: Well I'm Mike, User Interface Designer.\n"),
                            "the speaker's own turn holds none of it (hand-labelled development meeting)"),
                    Example(_claim("The Marketing team shows the prototype model.", DESIGN + "Marketing:\n"),
-                           "a label alone is no sentence of theirs")),
+                           "a label alone is no sentence of theirs"),
+                   Example(_claim("ユーザーが、フックが終了コード 1 を返すと報告する。", CHAT_JA),
+                           "the assistant's diagnosis given to the user (hand-labelled chat day)")),
           passes=(Example(_claim("User Interface gives the technical specifications.", DESIGN), "as said"),
+                  Example(_claim("ユーザーが、テストを後回しにすると決める。", CHAT_JA), "the user's own turn"),
                   Example(_claim("The Industrial Designer shows the prototype with a kinetic battery.", DESIGN),
                           "the speaker's own turn, a sentence after its label"),
                   Example(_claim("The Project Manager asks for a vote.", DESIGN),
