@@ -85,6 +85,7 @@ class _Parts:
     """A document's parts as its run showed them, with what each line's Claim needs, built once per document."""
 
     def __init__(self, text: str, state: dict, name: str) -> None:
+        from precis.engine.documents.document_kind import is_narrative
         from precis.engine.prompts.account import AccountLayout
         from precis.engine.prompts.presets import load_preset
         from precis.engine.summary.salience import DocumentWeights, prose_language
@@ -94,7 +95,7 @@ class _Parts:
         layout = state.get("layout") or {}
         self.language = layout.get("language") or prose_language(text)
         preset = load_preset(layout.get("preset") or "generic")
-        self.example = AccountLayout(preset, layout.get("date", ""), self.language).example()[0]
+        self.example = AccountLayout(preset, layout.get("date", ""), self.language, is_narrative(text)).example()[0]
         self.shown = PartsShown(text)
         self.weights = DocumentWeights(text)
         self._parts: dict[int, tuple] = {}

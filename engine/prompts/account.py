@@ -64,6 +64,21 @@ STORY_ANSWER = ("[1] Captain Ilse Varga orders the crew aboard after a two-day s
                 "[2] Tomas, her first mate, argues that the engine will not survive the crossing.\n"
                 "[3] The engine fails halfway, and Tomas repairs it in four hours while the passengers bail water.\n"
                 "[4] The ferry reaches the island, where the mayor waits with the medicine it came for.")
+# Prose that tells no story (an earnings call, a report, an article: no dialogue, engine.documents.document_kind.
+# is_narrative) gets a report of the same kind. With the story example a development earnings call's account
+# carried the example's ferry into a line, and said figures without the segment they belong to.
+REPORT_EXAMPLE = ("Good morning, and thank you for joining Harwick Tools' third-quarter call. Net sales were $412 "
+                  "million, up 6% from a year ago, driven by our Garden segment, which grew 14% on strong demand for "
+                  "battery mowers. Our Workshop segment declined 3%, as dealers reduced their inventory. For the full "
+                  "year, we now expect earnings per share of $2.10 to $2.20, up from our earlier range of $1.95 to "
+                  "$2.05. We closed the purchase of Lindqvist Pumps in August for $58 million in cash, and we will "
+                  "open a second plant in Ohio next spring to shorten delivery times.")
+REPORT_ANSWER = ("[1] Harwick Tools reports third-quarter net sales of $412 million, up 6%, led by 14% growth in its "
+                 "Garden segment.\n"
+                 "[2] The Workshop segment declines 3% because dealers reduce their inventory.\n"
+                 "[3] Harwick Tools raises its full-year guidance to earnings per share of $2.10 to $2.20, from $1.95 "
+                 "to $2.05.\n"
+                 "[4] Harwick Tools buys Lindqvist Pumps for $58 million in cash and plans a second plant in Ohio.")
 MEETING_EXAMPLE = ("Chair: Okay, let's start. The point today is the new delivery van. Sara, the quotes?\n"
                    "Sara: Um, I got two. Vanline is 31,000 and Kessler is 27,500, but Kessler can't deliver before "
                    "June.\nChair: June is too late for the summer season.\n"
@@ -93,6 +108,16 @@ STORY_ANSWER_JA = ("[1] ヴァルガ船長が、二日間の嵐のあと警報�
                    "[2] 一等航海士のトマスが、エンジンが航海に耐えないと反対する。\n"
                    "[3] 途中でエンジンが止まり、トマスが四時間かけて直すあいだ乗客が水をかき出す。\n"
                    "[4] フェリーが島に着き、町長が薬を持って桟橋で待っている。")
+REPORT_EXAMPLE_JA = ("ハーウィック工具の第3四半期の売上高は412億円で、前年同期から6%増えました。"
+                     "けん引したのはガーデン部門で、"
+                     "電動芝刈り機の需要が強く14%伸びました。一方、ワークショップ部門は販売店の在庫調整により3%減りました。"
+                     "通期の1株当たり利益の見通しは、従来の195円から205円を、210円から220円に引き上げます。8月には"
+                     "リンドクヴィスト・ポンプを58億円で買収し、来春にはオハイオに第二工場を開きます。")
+REPORT_ANSWER_JA = ("[1] ハーウィック工具が、第3四半期の売上高412億円（6%増）を報告し、"
+                    "ガーデン部門の14%増がけん引した。\n"
+                    "[2] ワークショップ部門は、販売店の在庫調整で3%減った。\n"
+                    "[3] ハーウィック工具が、通期の1株当たり利益の見通しを210円から220円に引き上げる。\n"
+                    "[4] ハーウィック工具が、リンドクヴィスト・ポンプを58億円で買収し、オハイオに第二工場を開く。")
 MEETING_EXAMPLE_JA = ("議長：では始めます。今日の議題は新しい配送用バンです。佐藤さん、見積もりは？\n"
                       "佐藤：二社から取りました。A社は310万円、B社は275万円ですが、B社は6月まで納車できません。\n"
                       "議長：6月では夏の繁忙期に間に合いません。\n"
@@ -137,24 +162,26 @@ class AccountLayout:
     preset: Preset
     date: str
     language: str | None = None
+    narrative: bool = True      # prose that tells a story (engine.documents.document_kind.is_narrative)
 
     @property
     def japanese(self) -> bool:
         return is_japanese(self.language)
 
     def example(self) -> tuple[str, str]:
-        """The worked example of the preset's kind of document (a story's for any other)."""
+        """The worked example of the preset's kind of document; for any other, a story's where the prose tells
+        one, else a report's."""
         if self.japanese:
             if self.preset.name == "meeting-minutes":
                 return MEETING_EXAMPLE_JA, MEETING_ANSWER_JA
             if self.preset.name == "conversation-archive":
                 return CHAT_EXAMPLE_JA, CHAT_ANSWER_JA
-            return STORY_EXAMPLE_JA, STORY_ANSWER_JA
+            return (STORY_EXAMPLE_JA, STORY_ANSWER_JA) if self.narrative else (REPORT_EXAMPLE_JA, REPORT_ANSWER_JA)
         if self.preset.name == "meeting-minutes":
             return MEETING_EXAMPLE, MEETING_ANSWER
         if self.preset.name == "conversation-archive":
             return CHAT_EXAMPLE, CHAT_ANSWER
-        return STORY_EXAMPLE, STORY_ANSWER
+        return (STORY_EXAMPLE, STORY_ANSWER) if self.narrative else (REPORT_EXAMPLE, REPORT_ANSWER)
 
     def _listed(self, label: str, label_ja: str, words) -> str:
         """"Names met so far: a, b" (Japanese: "...：a、b") and a line break, or "" for none."""

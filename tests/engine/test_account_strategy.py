@@ -307,7 +307,9 @@ def test_a_part_whose_prompt_leaves_no_room_for_a_line_is_told_in_pieces_not_fai
     with the bundled model's tokenizer) left no room for a line and the run failed as a model error. The part
     is told in pieces split at its sentences, each prompt within the context, and every piece is read."""
     import precis.engine.prompts.account as prompts
+    # the fixture has few quoted lines, so it may be read as a report: lengthen whichever example it gets
     monkeypatch.setattr(prompts, "STORY_EXAMPLE", prompts.STORY_EXAMPLE + " The ferry waited." * 170)
+    monkeypatch.setattr(prompts, "REPORT_EXAMPLE", prompts.REPORT_EXAMPLE + " The ferry waited." * 170)
     rt, plan, state, events = _run(STORY, n_ctx=2048)
     assert [e for e in events if isinstance(e, RunFinished)][-1].outcome == "finished"
     chunks = plan.documents[0].chunks
@@ -410,3 +412,20 @@ def test_a_surplus_of_lines_is_cut_evenly_over_the_part():
     assert spread_over_part(lines, 3) == [1, 5, 8]          # the beginning, the middle and the end kept
     assert spread_over_part(lines, 8) == lines and spread_over_part(lines, 20) == lines
     assert spread_over_part(lines, 1) == [5] and spread_over_part(lines, 0) == []
+
+
+def test_prose_without_dialogue_gets_the_report_example_and_a_story_the_story_example():
+    """An earnings call is prose with figures and no dialogue: with the story example a development call's account
+    told of the example's ferry. The report example is shown where nobody speaks in quotes."""
+    from precis.engine.prompts.account import REPORT_ANSWER, REPORT_EXAMPLE, STORY_EXAMPLE
+    call = " ".join(f"Revenue in the Pumps segment was ${n} million in quarter {n % 4 + 1}, up {n % 9 + 2}% as "
+                    f"orders from utilities grew." for n in range(40, 140))
+    rt, _, _, _ = _run(call)
+    calls = [c for c in rt.calls if c.kind == "account"]
+    assert calls and all(REPORT_EXAMPLE in c.prompt and REPORT_ANSWER.splitlines()[0] in c.prompt for c in calls)
+    assert not any("ferry" in c.prompt for c in calls)
+    story = " ".join(f"\"Hold the rope,\" Mara told Den on day {n}. Den held it while the river rose."
+                     for n in range(60))
+    rt, _, _, _ = _run(story)
+    calls = [c for c in rt.calls if c.kind == "account"]
+    assert calls and all(STORY_EXAMPLE in c.prompt for c in calls)

@@ -80,3 +80,14 @@ def test_auto_takes_the_preset_of_the_kind_with_the_most_characters():
     mixed = preset_for([STORY * 3, MEETING])
     assert mixed.name == "generic" and "2 documents" in mixed.reason
     assert preset_for([]).name == DEFAULT_PRESET
+
+
+def test_prose_tells_a_story_when_its_people_speak_in_quotes():
+    from precis.engine.documents.document_kind import is_narrative
+    assert is_narrative(STORY)
+    assert is_narrative("「どこへ行くの」とジョバンニが聞いた。「ずっと遠くさ」とカムパネルラが言った。" * 20)
+    report = ("Net sales were $412 million, up 6% from a year ago. Our Workshop segment declined 3%, as dealers "
+              "reduced their inventory. We expect earnings per share of $2.10 to $2.20. ") * 20
+    assert not is_narrative(report)
+    # one quoted phrase in a long report does not make it a story
+    assert not is_narrative(report + 'Our chief executive called it "a strong quarter".')

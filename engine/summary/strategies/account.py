@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from precis.engine.documents.document_kind import is_narrative
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import (
@@ -76,7 +77,7 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         yield from run_notes(ctx, doc, total_rounds)
         return
     language = document_language(ctx, doc)
-    layout = AccountLayout(ctx.layout.preset, ctx.layout.date, language)
+    layout = AccountLayout(ctx.layout.preset, ctx.layout.date, language, is_narrative(doc.text))
     lines = [AccountLine.from_dict(d) for d in ctx.state.evidence.get(doc.name, [])]
     notes = [Note.from_dict(d) for d in ctx.state.notes.get(doc.name, [])]
     done = {r.chunk_index for r in ctx.state.rounds_of(doc.name, "account")}
