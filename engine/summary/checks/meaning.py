@@ -2,6 +2,7 @@
 checks.negation)."""
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -108,24 +109,38 @@ _ROLE_WORDS = {"user": ("ユーザー", "user"), "assistant": ("アシスタン�
 _ROLE_OF_LABEL = {"ユーザー": "user", "アシスタント": "assistant", "user": "user", "assistant": "assistant"}
 
 
+def chat_roles(shown: str):
+    """For a chat's part as the account shows it, a function from an offset in it to the role of the turn
+    there ("user", "assistant", or "" before the first label); None when the part is no chat."""
+    labels = [(m.start(), _ROLE_OF_LABEL[m.group(1)]) for m in _CHAT_ROLE.finditer(shown)]
+    if not labels:
+        return None
+    starts = [at for at, _ in labels]
+
+    def role_of(offset: int) -> str:
+        i = bisect.bisect_right(starts, offset) - 1
+        return labels[i][1] if i >= 0 else ""
+    return role_of
+
+
+def opening_role(text: str) -> str | None:
+    """The chat role a line opens with ("The assistant finds ...", "ユーザーが ..."), or None."""
+    opening = text.lstrip().lower()
+    return next((role for word, role in _ROLE_OF_OPENING if opening.startswith(word)), None)
+
+
 def _chat_role(claim: Claim) -> str | None:
     """In a chat, a line that gives the user what only the assistant said or did, or the other way round
     ("ユーザーが、commit-msg フックが ... exit code 1 を返しています" resting on the assistant's diagnosis;
     "ユーザーが、実行してください" on the assistant's "必要なら実行してください": a hand-labelled chat day, where 3
     of the 4 unfaithful lines of 10 were such): none of the sentences it rests on is in the actor's own turns or names
     them."""
-    labels = [(m.start(), _ROLE_OF_LABEL[m.group(1)]) for m in _CHAT_ROLE.finditer(claim.shown)]
-    if not labels:
+    role_of = chat_roles(claim.shown)
+    if role_of is None:
         return None
-    opening = claim.text.lstrip().lower()
-    actor = next((role for word, role in _ROLE_OF_OPENING if opening.startswith(word)), None)
+    actor = opening_role(claim.text)
     if actor is None:
         return None
-    starts = [at for at, _ in labels]
-
-    def role_of(offset: int) -> str:
-        i = next((k for k in range(len(starts) - 1, -1, -1) if starts[k] <= offset), None)
-        return labels[i][1] if i is not None else ""
     # what the line says beyond who acts must be in a sentence of the actor's own turns, or one naming them
     said = units(claim.text) - set().union(*(units(w) for w in _ROLE_WORDS[actor]))
     for sentence in claim.alignment.references:
@@ -137,6 +152,25 @@ def _chat_role(claim: Claim) -> str | None:
             return None
     other = "the assistant" if actor == "user" else "the user"
     return f"it gives the {actor} what only {other} said (every sentence it rests on is in {other}'s turns)"
+
+
+def opening_speaker(text: str, shown: str) -> str | None:
+    """The transcript's speaker label a line opens with ("The Project Manager proposes ..."), the longest that
+    matches; None when it opens with no speaker of the part."""
+    opening = _ARTICLE.sub("", text).lower()
+    return max((p for p in _speakers(shown) if re.match(rf"{re.escape(p.lower())}\b", opening)),
+               key=len, default=None)
+
+
+def opening_naming(text: str) -> str:
+    """The capitalised words a line opens with, after its article: "User Interface Designer", "Marketing team"."""
+    naming = _NAMING.match(_ARTICLE.sub("", text))
+    return naming.group(0).strip() if naming else ""
+
+
+def said_beyond_speaker(text: str, who: str) -> set[str]:
+    """What a line says beyond the speaker it names."""
+    return units(text) - units(who) - units(opening_naming(text))
 
 
 def _speaker(claim: Claim) -> str | None:
@@ -151,16 +185,13 @@ def _speaker(claim: Claim) -> str | None:
     said_by = {s.speaker for s in claim.alignment.references}
     if "" in said_by:
         return None
-    opening = _ARTICLE.sub("", claim.text).lower()
-    who = max((p for p in _speakers(claim.shown) if re.match(rf"{re.escape(p.lower())}\b", opening)),
-              key=len, default=None)
+    who = opening_speaker(claim.text, claim.shown)
     if who is None:
         return None
     # what the line says beyond who it names must be in a sentence the speaker said, or one that names them
     # (a hand-labelled development meeting: "The User Interface Designer shows a schematic of the inside
     # workings" rested on the Industrial Designer's words and on "Well I'm Mike, User Interface Designer.")
-    naming = _NAMING.match(_ARTICLE.sub("", claim.text))           # "User Interface Designer", "Marketing team"
-    said = units(claim.text) - units(who) - units(naming.group(0) if naming else "")
+    said = said_beyond_speaker(claim.text, who)
     for sentence in claim.alignment.references:
         if (sentence.speaker == who or who.lower() in sentence.text.lower()) and said_units(sentence) & said:
             return None

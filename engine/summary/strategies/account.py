@@ -42,6 +42,7 @@ from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, comp
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex
+from precis.engine.summary.reattribution import reattributed
 from precis.engine.summary.part_topics import topic_words
 from precis.engine.summary.salience import subject_sentences
 from precis.engine.summary.shown_part import PartsShown, ShownPart
@@ -213,6 +214,15 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
         if verdict.passed:
             passed.append((number, claim, False))
             said.append(text)
+            continue
+        fixed = _with_its_speaker(claim, verdict, shown, part_index, names, said, layout.language, example, topics,
+                                  cast.tools)
+        if fixed is not None:
+            passed.append((number, fixed, False))
+            said.append(fixed.text)
+            out.refused.append({"text": text, "checks": verdict.names,
+                                "reasons": [r.reason for r in verdict.refusals], "kept_instead": fixed.text,
+                                "reattributed": True})
         else:
             refused.append((number, text, verdict, claim))
     second_asks = 0
@@ -248,6 +258,8 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
         out.flags.append("lines_refused")
     if any(line.asked_again for line in out.lines):
         out.flags.append("asked_again")
+    if any(r.get("reattributed") for r in out.refused):
+        out.flags.append("reattributed")
     if not out.lines:
         out.flags.append("nothing_kept")
     return out
@@ -296,6 +308,19 @@ def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str],
            language: str | None, example: str, hints: list[str] = (), tools=frozenset()) -> Claim:
     return Claim(text, shown.text, part_index.align(text), tuple(names), tuple(said), language, example,
                  tuple(hints), tools=tuple(sorted(tools)))
+
+
+def _with_its_speaker(claim: Claim, verdict, shown: ShownPart, part_index: PartIndex, names: list[str],
+                      said: list[str], language: str | None, example: str, topics: list[str], tools) -> Claim | None:
+    """A line refused only for giving a speaker's words to another, said with the speaker whose turns hold
+    them (engine.summary.reattribution), if that passes every check; no call to the model."""
+    if verdict.names != ["speaker_swapped"]:
+        return None
+    text = reattributed(claim)
+    if text is None:
+        return None
+    fixed = _claim(text, shown, part_index, names, said, language, example, topics, tools)
+    return fixed if judge(fixed, ACCOUNT_LINE).passed else None
 
 
 def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: ShownPart, part_index: PartIndex,
