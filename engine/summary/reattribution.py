@@ -9,8 +9,9 @@ not: when everything the line says is in the turns of one other speaker, the lin
 instead. Its words are the model's, its speaker the document's; it is judged again by every check.
 
 Left as refused: a line whose words are in several speakers' turns, or as much of them in another speaker's
-sentence as in the one it rests on (who said what is then a question code cannot settle), and a line that names the right speaker elsewhere ("The Chair agrees with Ravi's idea": the
-opener is who agrees; Ravi's turn holds the idea), where a swap would make nonsense.
+sentence as in the one it rests on (who said what is then a question code cannot settle), and a line that
+names the right speaker elsewhere ("The Chair agrees with Ravi's idea": the opener is who agrees; Ravi's turn
+holds the idea), where a swap would make nonsense.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from precis.engine.summary.alignment import PartIndex
 from precis.engine.summary.checks import ACCOUNT_LINE, Claim, judge
 from precis.engine.summary.reattribution import reattributed
 from tests.engine.test_account_strategy import _run
-from tests.fake_runtime import account_lines, diligent
+from tests.fake_runtime import diligent
 from tests.summary_fixtures import meeting_transcript
 
 DESIGN = ("Project Manager: So first, let's see the prototype.\nIndustrial Designer: Yeah .\nUser Interface: and "

@@ -42,8 +42,8 @@ from precis.engine.summary.compaction import MAX_COMPACTION_ROUNDS, Bullet, comp
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex
-from precis.engine.summary.reattribution import reattributed
 from precis.engine.summary.part_topics import topic_words
+from precis.engine.summary.reattribution import reattributed
 from precis.engine.summary.salience import subject_sentences
 from precis.engine.summary.shown_part import PartsShown, ShownPart
 from precis.engine.summary.strategies.base import RunContext, document_language
