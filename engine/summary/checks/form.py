@@ -114,6 +114,21 @@ def _opener(claim: Claim) -> str | None:
     return f"opens with '{m.group(0)}' instead of a name" if m else None
 
 
+# I, we, you and theirs anywhere in a line, outside quotation marks ("US" the country is not "us")
+_FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|us|[Mm]y|me|"
+                           r"[Yy]ou(?:['’](?:re|ve|ll|d))?|[Yy]ours?)\b")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+
+
+def _first_person(claim: Claim) -> str | None:
+    """A speaker's "we", "I" or "you" carried into the account past its opening ("In terms of SG&A expenses, we
+    expect ongoing costs": an earnings call's account; "The Project Manager says we need a new case"): the
+    account tells of people in the third person, and a reader cannot tell who "we" are. Inside quotation
+    marks a character's own words may keep theirs."""
+    m = _FIRST_PERSON.search(_QUOTED.sub(" ", claim.text))
+    return f"says '{m.group(0)}' outside a quote: whose?" if m else None
+
+
 def _cut_off(claim: Claim) -> str | None:
     """A sentence stopped by the grammar's bound on a line's length, given its full stop there ("... and
     suggests that the Marketing team can copy paste something from.": a development meeting's account)."""
@@ -347,6 +362,16 @@ CHECKS = (
           refuses=(Example(_claim("He stares at the closed door.", STORY), "who is he?"),
                    Example(_claim("I yelled and ran after him.", STORY), "a narrator's line (held-out story)")),
           passes=(Example(_claim("Maitland stares at the door after the girl leaves.", STORY), "named"),)),
+    Check("first_person", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), frozenset({"en"}), _first_person,
+          refuses=(Example(_claim("In terms of SG&A expenses, we expect ongoing costs related to the pandemic.",
+                                  "In terms of SG&A expenses, we expect ongoing costs related to the pandemic in "
+                                  "2021."), "the call's 'we' (development earnings call)"),
+                   Example(_claim("The Project Manager says you can copy the survey.", MEETING),
+                           "whose 'you'?")),
+          passes=(Example(_claim("Maitland tells Swarts \"we leave at dawn\" and shuts the door.", STORY),
+                          "a character's own words, quoted"),
+                  Example(_claim("The company opens forty stores in the US.", "We opened forty stores in the US."),
+                          "the country"))),
     Check("cut_off", frozenset({ACCOUNT_LINE}), None, _cut_off,
           refuses=(Example(Claim("The Project Manager discusses the importance of taking notes on the points discussed "
                                  "during the presentation and suggests that the Marketing team can copy paste "
