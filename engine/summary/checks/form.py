@@ -129,6 +129,17 @@ def _first_person(claim: Claim) -> str | None:
     return f"says '{m.group(0)}' outside a quote: whose?" if m else None
 
 
+# A full stop glued to the next word: a second sentence slipped past the grammar's one-sentence line, or the
+# model's broken tokens ("Qorn's eyes bulged.Q.orn's eyes bulged again", "... not convinced.V.V.V. V.V. ...":
+# a check-half story's account, read blind); "Ph.D", "e.g." and "3.5" are not
+_GLUED_STOP = re.compile(r"[a-z]{2}\.[A-Z]")
+
+
+def _glued(claim: Claim) -> str | None:
+    m = _GLUED_STOP.search(claim.text)
+    return f"a full stop glued to the next word ('{m.group(0)}'): broken text" if m else None
+
+
 def _cut_off(claim: Claim) -> str | None:
     """A sentence stopped by the grammar's bound on a line's length, given its full stop there ("... and
     suggests that the Marketing team can copy paste something from.": a development meeting's account)."""
@@ -372,6 +383,14 @@ CHECKS = (
                           "a character's own words, quoted"),
                   Example(_claim("The company opens forty stores in the US.", "We opened forty stores in the US."),
                           "the country"))),
+    Check("glued", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), frozenset({"en"}), _glued,
+          refuses=(Example(_claim("Qorn's eyes bulged.Q.orn's eyes bulged again.", "Qorn's eyes bulged."),
+                           "broken tokens (check-half story, read blind)"),
+                   Example(_claim("Magnan suggests that Qornt might invade another sector.V.V.V. V.V. V.V.",
+                                  "Magnan said the Qornt might invade another sector."), "junk after the sentence")),
+          passes=(Example(_claim("Dr. Kometevsky, a Ph.D in physics, says the planets trade places, e.g. Mars.",
+                                 "Dr. Kometevsky, Ph.D, said the planets trade places, e.g. Mars."),
+                          "abbreviations"),)),
     Check("cut_off", frozenset({ACCOUNT_LINE}), None, _cut_off,
           refuses=(Example(Claim("The Project Manager discusses the importance of taking notes on the points discussed "
                                  "during the presentation and suggests that the Marketing team can copy paste "
