@@ -15,24 +15,22 @@ holds the idea), where a swap would make nonsense.
 """
 from __future__ import annotations
 
-import re
-
 from precis.engine.summary.alignment import said_units, source_sentences, units
 from precis.engine.summary.checks import Claim
 from precis.engine.summary.checks.meaning import (
+    ARTICLE,
     chat_roles,
     opening_naming,
     opening_role,
     opening_speaker,
     said_beyond_speaker,
+    turn_holds_line,
 )
 
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 # The words a chat line may open with, per role, as the account writes them: parallel lists, longest first
 _ROLE_OPENERS = {"user": ("The user", "the user", "ユーザー", "User", "user"),
                  "assistant": ("The assistant", "the assistant", "アシスタント", "Assistant", "assistant")}
 _OTHER_ROLE = {"user": "assistant", "assistant": "user"}
-_SHARE_OF_LINE = 0.2            # a chat turn holds a line when it holds a fifth of its units (the check's own bar)
 
 
 def reattributed(claim: Claim) -> str | None:
@@ -57,7 +55,7 @@ def _transcript_reattributed(claim: Claim) -> str | None:
     if speaker == who or not _said_most_by(speaker, said, source_sentences(claim.shown), lambda s: s.speaker):
         return None
     body = claim.text.lstrip()
-    article = _ARTICLE.match(body)
+    article = ARTICLE.match(body)
     rest = body[article.end():] if article else body
     naming = opening_naming(body)
     # the span to replace: the naming words when they begin with the speaker's label ("User Interface
@@ -94,7 +92,7 @@ def _chat_reattributed(claim: Claim) -> str | None:
     holders = set()
     for sentence in claim.alignment.references:
         role = role_of(sentence.start)
-        if role and len(units(sentence.text) & said) >= max(2, len(said) * _SHARE_OF_LINE):
+        if role and turn_holds_line(units(sentence.text) & said, said):
             holders.add(role)
     if holders != {other} or not _said_most_by(other, said, source_sentences(claim.shown),
                                                 lambda s: role_of(s.start)):

@@ -117,14 +117,18 @@ def _opener(claim: Claim) -> str | None:
 # I, we, you and theirs anywhere in a line, outside quotation marks ("US" the country is not "us")
 _FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|us|[Mm]y|me|"
                            r"[Yy]ou(?:['’](?:re|ve|ll|d))?|[Yy]ours?)\b")
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+# a quotation left open (a note's sentence cut inside a character's words) runs to the line's end
+_QUOTED = re.compile(r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)")
 
 
 def _first_person(claim: Claim) -> str | None:
     """A speaker's "we", "I" or "you" carried into the account past its opening ("In terms of SG&A expenses, we
     expect ongoing costs": an earnings call's account; "The Project Manager says we need a new case"): the
     account tells of people in the third person, and a reader cannot tell who "we" are. Inside quotation
-    marks a character's own words may keep theirs."""
+    marks a character's own words may keep theirs, and so may a turn under its speaker's label (a part told
+    by its notes: "Kirsty Williams AM: ... our current providers ..." says whose)."""
+    if SPEAKER_PREFIX.match(claim.text):
+        return None
     m = _FIRST_PERSON.search(_QUOTED.sub(" ", claim.text))
     return f"says '{m.group(0)}' outside a quote: whose?" if m else None
 
@@ -136,7 +140,8 @@ _GLUED_STOP = re.compile(r"[a-z]{2}\.[A-Z]")
 
 
 def _glued(claim: Claim) -> str | None:
-    m = _GLUED_STOP.search(claim.text)
+    """Unless the part writes it so: a transcript's "Hon.Justin Trudeau" (a development meeting's own spelling)."""
+    m = next((m for m in _GLUED_STOP.finditer(claim.text) if m.group(0) not in claim.shown), None)
     return f"a full stop glued to the next word ('{m.group(0)}'): broken text" if m else None
 
 
@@ -381,6 +386,11 @@ CHECKS = (
                            "whose 'you'?")),
           passes=(Example(_claim("Maitland tells Swarts \"we leave at dawn\" and shuts the door.", STORY),
                           "a character's own words, quoted"),
+                  Example(_claim('Swarts said, "My name is Swarts and you are my guest.', STORY),
+                          "a quotation the note's sentence left open"),
+                  Example(_claim("Kirsty Williams AM: Currently, with our current providers, there is a spread.",
+                                 "Kirsty Williams AM: Currently, with our current providers, there is a spread."),
+                          "a turn under its speaker's label (a part told by its notes)"),
                   Example(_claim("The company opens forty stores in the US.", "We opened forty stores in the US."),
                           "the country"))),
     Check("glued", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), frozenset({"en"}), _glued,
@@ -390,7 +400,10 @@ CHECKS = (
                                   "Magnan said the Qornt might invade another sector."), "junk after the sentence")),
           passes=(Example(_claim("Dr. Kometevsky, a Ph.D in physics, says the planets trade places, e.g. Mars.",
                                  "Dr. Kometevsky, Ph.D, said the planets trade places, e.g. Mars."),
-                          "abbreviations"),)),
+                          "abbreviations"),
+                  Example(_claim("Right Hon.Justin Trudeau discusses the pandemic's impact on businesses.",
+                                 "Right Hon.Justin Trudeau: The pandemic has hit businesses hard."),
+                          "the document's own spelling (a tune-half meeting)"))),
     Check("cut_off", frozenset({ACCOUNT_LINE}), None, _cut_off,
           refuses=(Example(Claim("The Project Manager discusses the importance of taking notes on the points discussed "
                                  "during the presentation and suggests that the Marketing team can copy paste "

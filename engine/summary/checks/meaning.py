@@ -96,7 +96,7 @@ def _speakers(part: str) -> frozenset[str]:
     return frozenset(s.speaker for s in source_sentences(part) if s.speaker)
 
 
-_ARTICLE = re.compile(r"^(?:the|a|an) ", re.I)
+ARTICLE = re.compile(r"^(?:the|a|an) ", re.I)
 _NAMING = re.compile(r"(?:[A-Z][\w'’-]*\s)+(?:team\s|designer\s|manager\s)?")
 
 
@@ -129,6 +129,12 @@ def opening_role(text: str) -> str | None:
     return next((role for word, role in _ROLE_OF_OPENING if opening.startswith(word)), None)
 
 
+def turn_holds_line(shared: set[str], said: set[str]) -> bool:
+    """A chat turn's sentence holds a line when it shares a fifth of what the line says, two units at least (a
+    Japanese line shares "する" with any sentence)."""
+    return len(shared) >= max(2, len(said) / 5)
+
+
 def _chat_role(claim: Claim) -> str | None:
     """In a chat, a line that gives the user what only the assistant said or did, or the other way round
     ("ユーザーが、commit-msg フックが ... exit code 1 を返しています" resting on the assistant's diagnosis;
@@ -146,9 +152,8 @@ def _chat_role(claim: Claim) -> str | None:
     for sentence in claim.alignment.references:
         role = role_of(sentence.start)
         shared = units(_CHAT_ROLE.sub("", sentence.text)) & said
-        # a fifth of what it says, two units at least: a Japanese line shares "する" with any sentence
         if role == "" or ((role == actor or any(w in sentence.text.lower() for w in _ROLE_WORDS[actor]))
-                          and len(shared) >= max(2, len(said) / 5)):
+                          and turn_holds_line(shared, said)):
             return None
     other = "the assistant" if actor == "user" else "the user"
     return f"it gives the {actor} what only {other} said (every sentence it rests on is in {other}'s turns)"
@@ -157,14 +162,14 @@ def _chat_role(claim: Claim) -> str | None:
 def opening_speaker(text: str, shown: str) -> str | None:
     """The transcript's speaker label a line opens with ("The Project Manager proposes ..."), the longest that
     matches; None when it opens with no speaker of the part."""
-    opening = _ARTICLE.sub("", text).lower()
+    opening = ARTICLE.sub("", text).lower()
     return max((p for p in _speakers(shown) if re.match(rf"{re.escape(p.lower())}\b", opening)),
                key=len, default=None)
 
 
 def opening_naming(text: str) -> str:
     """The capitalised words a line opens with, after its article: "User Interface Designer", "Marketing team"."""
-    naming = _NAMING.match(_ARTICLE.sub("", text))
+    naming = _NAMING.match(ARTICLE.sub("", text))
     return naming.group(0).strip() if naming else ""
 
 
