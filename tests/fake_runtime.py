@@ -21,7 +21,8 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 class FakeCall:
     number: int              # 0-based count of model calls
     kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
-    #                          "account" (a part: what happens in it), "account_again" (one line from a passage)
+    #                          "account" (a part: what happens in it), "account_again" (one line from a passage),
+    #                          "reading" (a yes/no question: content the statement, summary its passage)
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -56,6 +57,8 @@ def diligent(call: FakeCall) -> str:
     account's part gets the lines asked for (``account_lines``)."""
     if call.kind in ("account", "account_again"):
         return account_lines(call)
+    if call.kind == "reading":
+        return "Yes"
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
@@ -167,12 +170,38 @@ class FakeRuntime:
         stats.generate_seconds = time.perf_counter() - started
 
 
+    def answer_logprobs(self, prompt: str, answers, cancel=None) -> dict[str, float]:
+        """A yes/no question weighed: the script's reply is the answer made likely ("No" only when it says so,
+        so a script written before the second reading reads every line as said)."""
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled("Stopped by the user.")
+        tokens = self.tokenize(prompt, special=True)
+        if len(tokens) + 1 > self.n_ctx:
+            raise ContextOverflow(f"fake: {len(tokens)} + 1 > {self.n_ctx}")
+        reused = 0
+        for a, b in zip(self._cached, tokens):
+            if a != b:
+                break
+            reused += 1
+        reused = min(reused, len(tokens) - 1)
+        self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reused,
+                                   evaluated_tokens=len(tokens) - reused, stopped_by="eos")
+        call = _parse(prompt, len(self.calls))
+        self.calls.append(call)
+        said = "No" if self.script(call).strip() == "No" else "Yes"
+        self._cached = tokens
+        return {a: (-0.05 if a == said else -3.0) for a in answers}
+
+
 def _between(text: str, start: str, end: str) -> str:
     return text.split(start + "\n", 1)[1].split("\n" + end, 1)[0]
 
 
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.rsplit("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]   # the last turn: the task
+    reading = re.search(r"^Text:\n<<<\n(.*)\n>>>\n\nStatement: (.*)\n\n", user, re.S)
+    if reading:
+        return FakeCall(number, "reading", reading.group(1), reading.group(2), False, prompt)
     part = re.search(r"<part( \d+ of \d+)?>\n(.*)\n</part>", user, re.S)
     if part:
         return FakeCall(number, "account" if part.group(1) else "account_again", "", part.group(2), False, prompt)

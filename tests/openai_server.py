@@ -48,6 +48,9 @@ class Script:
     in_flight: int = 0                     # generation calls being answered now ...
     max_in_flight: int = 0                 # ... and the most at once
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # A non-streamed call asking for logprobs gets these as its first token's top_logprobs (None: none sent)
+    top_logprobs: list | None = field(default_factory=lambda: [{"token": "Yes", "logprob": -0.2},
+                                                               {"token": "No", "logprob": -1.7}])
 
 
 def count_words(text: str) -> int:
@@ -191,6 +194,17 @@ class _Handler(BaseHTTPRequestHandler):
         real = count_words(prompt) if s.kind in ("llama.cpp", "vllm", "llama-cpp-python") else \
             max(count_words(prompt), len(prompt) // 4)     # servers Precis cannot ask: a tokenizer of its own
         prompt_tokens = real if s.report_prompt_tokens is None else s.report_prompt_tokens
+        if body.get("stream") is False and body.get("logprobs"):
+            first = {"token": (s.top_logprobs or [{"token": "Yes"}])[0]["token"], "logprob": -0.1}
+            if s.top_logprobs is not None:
+                first["top_logprobs"] = s.top_logprobs
+            if self.path == "/api/chat":
+                return self._send(200, {"model": body["model"], "message": {"role": "assistant", "content": "Yes"},
+                                        "done": True, **({"logprobs": [first]} if s.top_logprobs is not None else {})})
+            return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Yes"},
+                                                 "logprobs": {"content": [first]} if s.top_logprobs is not None
+                                                 else None}],
+                                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 1}})
         pieces = [w + " " for w in s.reply.split()][: int(body.get("max_tokens") or body.get("options", {}).get(
             "num_predict", 10_000))]
         self.send_response(200)

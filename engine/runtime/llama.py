@@ -253,6 +253,52 @@ class LlamaRuntime:
         if tail:
             yield tail
 
+    def answer_logprobs(self, prompt: str, answers: Sequence[str],
+                        cancel: CancelToken | None = None) -> dict[str, float]:
+        """The log-probability of each of ``answers`` as the first token of the reply to ``prompt`` (already
+        rendered): a yes/no reading weighed, not sampled, so its caller can ask for more than an even chance
+        (engine.summary.second_reading). Only the prompt is evaluated (its shared prefix reused, as ``stream``
+        does); stats land in last_call."""
+        import time
+
+        import numpy as np
+        tokens = self.tokenize(prompt, special=True)
+        if len(tokens) + 1 > self.n_ctx:
+            raise ContextOverflow(f"Prompt of {len(tokens)} tokens exceeds the context of {self.n_ctx} tokens. "
+                                  "This is a planning bug; the question was not sent.")
+        llm = self._llm
+        stats = self.last_call = CallStats(prompt_tokens=len(tokens))
+        reusable = self._reusable_prefix(tokens)
+        if reusable == 0 and llm.n_tokens > 0:
+            llm.reset()
+        llm.n_tokens = reusable          # eval() drops the cache's cells after the reused prefix
+        stats.reused_tokens = reusable
+        stats.evaluated_tokens = len(tokens) - reusable
+        self._cancel = cancel
+        started = time.perf_counter()
+        try:
+            llm.eval(tokens[reusable:])
+        except RuntimeError as exc:
+            if cancel is not None and cancel.cancelled:
+                stats.stopped_by = "cancelled"
+                llm.reset()
+                raise Cancelled("Stopped by the user during prompt processing.") from exc
+            raise
+        finally:
+            self._cancel = None
+            stats.prompt_seconds = time.perf_counter() - started
+        # Without logits_all llama.cpp keeps one row of logits: the last prompt token's, the reply's first
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
+        top = logits.max()
+        log_total = top + np.log(np.exp(logits - top).sum())
+        stats.stopped_by = "eos"
+        out = {}
+        for answer in answers:
+            # "Yes" and " Yes" are different tokens in most vocabularies: the likelier of the two stands
+            ids = {ids[0] for ids in (self.tokenize(answer), self.tokenize(" " + answer)) if ids}
+            out[answer] = float(max(logits[i] for i in ids) - log_total)
+        return out
+
     def _grammar(self, gbnf: str | None):
         """The compiled grammar for ``gbnf`` (compiled once per text; llama.cpp copies it per call)."""
         if not gbnf:

@@ -51,6 +51,7 @@ class AccountLine:
     notes: list[int] = field(default_factory=list)   # the notes (the document's sentences) it rests on
     asked_again: bool = False          # its first wording was refused; this is the second ask's
     from_notes: bool = False           # no line the model wrote for its part passed: the part's checked note
+    doubt: float | None = None         # the second reading's No against Yes in log-odds (None: not read)
 
     def as_dict(self) -> dict:
         return asdict(self)

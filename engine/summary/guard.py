@@ -51,6 +51,10 @@ class GuardSettings:
     # parallel 2 once answered a 1,500-character part with "[Rem", and the run finished with it
     min_reply_chars: int = 24
     min_chunk_chars_for_reply: int = 240
+    # The account: each line the checks pass is read again beside its passage by the model, and refused when
+    # the model finds it not said there (engine.summary.second_reading; English lines, a runtime that can
+    # weigh answers)
+    second_reading: bool = True
 
 
 def clean_reply(reply: str) -> str:

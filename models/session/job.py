@@ -80,7 +80,8 @@ RuntimeFor = Callable[[Path, RuntimeSettings], tuple]
 def run_options(request: RunRequest) -> RunOptions:
     return RunOptions(request.strategy, skip_noise=request.skip_noise,
                       guard=GuardSettings(shrink_ratio=request.collapse_ratio,
-                                          notes_after_failed_parts=request.notes_after_failures),
+                                          notes_after_failed_parts=request.notes_after_failures,
+                                          second_reading=request.second_reading),
                       sampling=SamplingParams(seed=request.seed),
                       max_rounds=request.max_rounds, summary_words=request.summary_words,
                       parallel_calls=request.parallel if request.server else 1)

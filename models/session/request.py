@@ -91,6 +91,9 @@ class RunRequest:
                                        "many parts in a row whose rewrite failed twice, take the document's remaining "
                                        "parts straight as notes (0: keep asking for rewrites)",
                                        flag="--notes-after-failures", type=int, commands=(SUMMARIZE,), metavar="N")
+    second_reading: bool = option(True, "account: don't read each line again beside its passage (faster; more lines "
+                                  "that give an act to the wrong person get through)", flag="--no-second-reading",
+                                  commands=(SUMMARIZE,), action="store_false")
     max_rounds: int = option(10_000, "hard cap on model rounds", flag="--max-rounds", type=int, commands=(SUMMARIZE,),
                              metavar="N")
     seed: int = option(SamplingParams.seed, "sampling seed: the same seed, model, document and options give the "

@@ -76,3 +76,22 @@ def test_long_token_pieces_round_trip(smollm2_path):
         starts = rt.token_char_starts(text)
         assert starts is not None and len(starts) == len(ids) and starts[0] == 0
         assert starts == sorted(starts) and starts[-1] < len(text)
+
+
+def test_answers_are_weighed_from_the_prompts_last_logits_and_the_cache_stays_true(runtime):
+    """The second reading's question (engine.summary.second_reading): log-probabilities of the reply's first
+    token, the prompt's prefix reused, and generation afterwards as if it had never been asked."""
+    import math
+    prompt = _prompt(runtime, "Is Paris the capital of France? Answer Yes or No.")
+    greedy = SamplingParams(max_tokens=6, temperature=0.0)
+    before = "".join(runtime.stream(prompt, greedy))
+    first = runtime.detokenize(runtime.last_call.generated_token_ids[:1])
+    found = runtime.answer_logprobs(prompt, ("Yes", "No", first))
+    assert all(v < 0 for v in found.values()) and math.exp(found["Yes"]) + math.exp(found["No"]) <= 1 + 1e-6
+    assert found[first] >= max(found["Yes"], found["No"]) - 1e-4     # greedy's first token is the likeliest
+    stats = runtime.last_call
+    assert stats.reused_tokens > 0 and stats.reused_tokens + stats.evaluated_tokens == stats.prompt_tokens
+    assert runtime.answer_logprobs(prompt, ("Yes", "No")) == pytest.approx(
+        {k: found[k] for k in ("Yes", "No")}, abs=2e-3)               # from the cache: the same weighing
+    runtime.answer_logprobs(_prompt(runtime, "Something else entirely, about rain."), ("Yes", "No"))
+    assert "".join(runtime.stream(prompt, greedy)) == before        # the cache left as generation needs it

@@ -27,11 +27,22 @@ from precis.engine.runtime.server.tokens import (
     render_chatml,
     tokenizer_for,
 )
-from precis.engine.runtime.server.waits import MID_STREAM, READ_TIMEOUT_SECONDS, TOKENIZE, ServerSilent, tokens_text
+from precis.engine.runtime.server.waits import (
+    FIRST_TOKEN,
+    MID_STREAM,
+    READ_TIMEOUT_SECONDS,
+    TOKENIZE,
+    ServerSilent,
+    tokens_text,
+)
 
 API_KEY_VARIABLE = "PRECIS_API_KEY"
 # A reported prompt this much shorter than the exact count means the server dropped part of it.
 TRUNCATION_SLACK_TOKENS = 8
+# The answers a yes/no reading weighs are looked for among this many of the first token's likeliest; one not
+# among them is taken as this unlikely.
+TOP_LOGPROBS = 10
+UNLISTED_LOGPROB = -30.0
 
 
 class ChatPrompt(str):
@@ -241,6 +252,45 @@ class ServerRuntime:
         if stats.generated_tokens >= params.max_tokens or stats.stopped_by == "max_tokens":
             stats.hit_max_tokens, stats.stopped_by = True, "max_tokens"
         stats.stopped_by = stats.stopped_by or "eos"
+
+    def answer_logprobs(self, prompt: str, answers, cancel: CancelToken | None = None) -> dict[str, float] | None:
+        """The log-probability of each of ``answers`` as the reply's first token, from the server's
+        ``top_logprobs`` (OpenAI's chat completions; Ollama's /api/chat where it returns them); None when the
+        server returns none, so the caller goes on without the reading."""
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled("Stopped by the user.")
+        counted = self.count_tokens(prompt, special=True)
+        self.last_call = stats = CallStats(prompt_tokens=counted, evaluated_tokens=counted)
+        self.calls += 1
+        messages = prompt.messages if isinstance(prompt, ChatPrompt) else [{"role": "user", "content": str(prompt)}]
+        started = time.perf_counter()
+        try:
+            if self.info.kind == OLLAMA:
+                reply = self.connection.post_json("/api/chat", {
+                    "model": self.info.model, "messages": messages, "stream": False, "logprobs": True,
+                    "top_logprobs": TOP_LOGPROBS,
+                    "options": {"num_predict": 1, "temperature": 0, "num_ctx": self.n_ctx}},
+                    phase=FIRST_TOKEN, root=True)
+                first = (reply.get("logprobs") or [None])[0] if isinstance(reply, dict) else None
+            else:
+                reply = self.connection.post_json("/chat/completions", {
+                    "model": self.info.model, "messages": messages, "stream": False, "max_tokens": 1,
+                    "temperature": 0, "logprobs": True, "top_logprobs": TOP_LOGPROBS}, phase=FIRST_TOKEN)
+                choice = (reply.get("choices") or [{}])[0] if isinstance(reply, dict) else {}
+                first = (((choice or {}).get("logprobs") or {}).get("content") or [None])[0]
+        finally:
+            stats.prompt_seconds = time.perf_counter() - started
+        top = first.get("top_logprobs") if isinstance(first, dict) else None
+        if not top:
+            return None
+        stats.generated_tokens, stats.stopped_by = 1, "max_tokens"
+        out = {}
+        for answer in answers:
+            found = [float(t["logprob"]) for t in top
+                     if isinstance(t, dict) and isinstance(t.get("logprob"), (int, float))
+                     and str(t.get("token", "")).strip().lower() == answer.lower()]
+            out[answer] = max(found, default=UNLISTED_LOGPROB)
+        return out
 
     def _check_prompt_count(self, stats: CallStats, counted: int) -> None:
         reported = stats.prompt_tokens

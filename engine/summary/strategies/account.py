@@ -45,6 +45,7 @@ from precis.engine.summary.notes_extraction import LineIndex
 from precis.engine.summary.part_topics import topic_words
 from precis.engine.summary.reattribution import reattributed
 from precis.engine.summary.salience import subject_sentences
+from precis.engine.summary.second_reading import read_line
 from precis.engine.summary.shown_part import PartsShown, ShownPart
 from precis.engine.summary.strategies.base import RunContext, document_language
 
@@ -240,6 +241,7 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
                 said.append(again.text)
         out.refused.append({"text": text, "checks": verdict.names, "reasons": [r.reason for r in verdict.refusals],
                             "kept_instead": again.text if again else ""})
+    spare: list = []
     if len(passed) > count:
         # what is left to do is kept whatever the count (a meeting's action items, a day's TODOs: the account's
         # closing section, which a reader looks for); the rest spread over the part
@@ -247,13 +249,18 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
             layout.preset.task_label else []
         rest = spread_over_part(sorted((p for p in passed if p not in tasks), key=lambda p: p[0]),
                                 max(0, count - len(tasks)))
+        spare = sorted((p for p in passed if p not in tasks and p not in rest), key=lambda p: p[0])
         passed = sorted(tasks + rest, key=lambda p: p[0])
+    doubts: dict[int, float] = {}
+    if ctx.guard.second_reading and not layout.japanese:
+        passed, doubts = _read_again(ctx, shown, passed, spare, count, out)
     next_id = max((n.id for n in notes), default=0) + 1
-    for _, claim, asked_again in sorted(passed, key=lambda p: p[0]):
+    for number, claim, asked_again in sorted(passed, key=lambda p: p[0]):
         line_notes = _reference_notes(claim.alignment, shown, claim.text, doc, chunk.index, next_id, line_index)
         next_id += len(line_notes)
         out.notes += line_notes
-        out.lines.append(AccountLine(claim.text, chunk.index, [n.id for n in line_notes], asked_again))
+        out.lines.append(AccountLine(claim.text, chunk.index, [n.id for n in line_notes], asked_again,
+                                     doubt=doubts.get(number)))
     if out.refused:
         out.flags.append("lines_refused")
     if any(line.asked_again for line in out.lines):
@@ -263,6 +270,37 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
     if not out.lines:
         out.flags.append("nothing_kept")
     return out
+
+
+def _read_again(ctx: RunContext, shown: ShownPart, chosen: list, spare: list, count: int, out: PartAccount):
+    """(the lines kept, each one's doubt by its number): every chosen line read again beside its passage
+    (engine.summary.second_reading); one the model finds not said there is refused, and the spare line nearest
+    it in the part (passed by the checks, not chosen) read in its place while the part is short of its count.
+    English only: the reading's wording and its margin were measured on English lines."""
+    queue, spare, kept, doubts = list(chosen), list(spare), [], {}
+    while queue:
+        line = queue.pop(0)
+        number, claim, _ = line
+        spans = [(r.start, r.end) for r in claim.alignment.references] if claim.alignment else []
+        reading, result = read_line(ctx, shown.text, spans, claim.text)
+        if result is not None:
+            out.results.append(result)
+        if reading is None:
+            kept.append(line)
+            continue
+        if not reading.denies:
+            doubts[number] = round(reading.margin, 3)
+            kept.append(line)
+            continue
+        out.refused.append({"text": claim.text, "checks": ["second_reading"], "reasons": [reading.reason],
+                            "kept_instead": ""})
+        if spare and len(kept) + len(queue) < count:
+            nearest = min(spare, key=lambda p: abs(p[0] - number))
+            spare.remove(nearest)
+            queue.append(nearest)
+    if any(r["checks"] == ["second_reading"] for r in out.refused):
+        out.flags.append("read_again_refused")
+    return sorted(kept, key=lambda p: p[0]), doubts
 
 
 def spread_over_part(lines: list, count: int) -> list:

@@ -118,6 +118,19 @@ class RunContext:
         reply, scaffold = strip_scaffold(clean_reply(raw))
         return CallResult(reply, raw, stats, time.perf_counter() - started, loop, scaffold, copy)
 
+    def weigh(self, messages: list[dict], answers) -> tuple[dict[str, float] | None, CallResult | None]:
+        """How likely each of ``answers`` is as the reply to ``messages`` (log-probabilities of the first token),
+        and the call's CallResult for the round's record; (None, None) where the runtime cannot weigh answers."""
+        weigh = getattr(self.runtime, "answer_logprobs", None)
+        if weigh is None:
+            return None, None
+        self.check_cancel()
+        started = time.perf_counter()
+        found = weigh(self.renderer.render(messages), answers, self.cancel)
+        stats = self.runtime.last_call
+        reply = max(found, key=found.get) if found else ""
+        return found, CallResult(reply, reply, stats, time.perf_counter() - started)
+
     def prefetched(self, index: int, future):
         """Generator: the first attempt of a round that a worker already sent (``future`` of a
         CallResult); the reply is shown whole when it arrives. Returns the CallResult."""
