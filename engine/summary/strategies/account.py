@@ -67,6 +67,7 @@ class PartAccount:
     notes: list[Note] = field(default_factory=list)
     refused: list[dict] = field(default_factory=list)
     results: list = field(default_factory=list)
+    readings: list = field(default_factory=list)        # the second reading's calls (CallResults)
     flags: list[str] = field(default_factory=list)
 
 
@@ -115,7 +116,7 @@ def run_account(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
         notes += got.notes
         _save(ctx, doc.name, lines, notes)
         after = account_text(lines, ctx.layout.preset, language)
-        record = ctx.record(index, "account", doc.name, chunk, before, after, got.results, got.flags)
+        record = ctx.record(index, "account", doc.name, chunk, before, after, got.results, got.flags, got.readings)
         record.notes_kept, record.notes_unsupported = len(got.lines), len(got.refused)
         record.refused = got.refused
         yield ctx.finish_round(record, doc.name, after)
@@ -284,7 +285,7 @@ def _read_again(ctx: RunContext, shown: ShownPart, chosen: list, spare: list, co
         spans = [(r.start, r.end) for r in claim.alignment.references] if claim.alignment else []
         reading, result = read_line(ctx, shown.text, spans, claim.text)
         if result is not None:
-            out.results.append(result)
+            out.readings.append(result)
         if reading is None:
             kept.append(line)
             continue

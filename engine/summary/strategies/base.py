@@ -151,8 +151,13 @@ class RunContext:
         return RoundFinished(record)
 
     def record(self, index: int, kind: str, document: str, chunk, summary_in: str, summary: str,
-               results: list[CallResult], flags: list[str]) -> RoundRecord:
+               results: list[CallResult], flags: list[str], side_calls: list[CallResult] = ()) -> RoundRecord:
+        """``side_calls``: calls that wrote nothing of the round's reply (the second reading's yes/no questions),
+        counted in its tokens, seconds and calls but not taken for its reply or how it stopped."""
         last = results[-1] if results else None
+        first = results[0] if results else None
+        stops = [r.stats.stopped_by for r in results]
+        results = [*results, *side_calls]
         return RoundRecord(
             index=index, kind=kind, document=document,
             chunk_index=chunk.index if chunk is not None else -1,
@@ -168,9 +173,9 @@ class RunContext:
             seconds=round(sum(r.seconds for r in results), 3),
             prompt_seconds=round(sum(r.stats.prompt_seconds for r in results), 3),
             attempts=len(results), flags=flags,
-            first_call_reused=results[0].stats.reused_tokens if results else -1,
+            first_call_reused=first.stats.reused_tokens if first else -1,
             stopped_by=last.stats.stopped_by if last else "",
-            call_stops=[r.stats.stopped_by for r in results],
+            call_stops=stops,
             summary=summary, summary_in=summary_in, reply=last.raw if last else "",
             **note_counts(self._fallback_checks.pop(index, None)))
 
