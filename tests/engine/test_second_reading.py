@@ -83,3 +83,14 @@ def test_a_server_that_returns_no_logprobs_leaves_the_lines_unread_not_refused()
         prompt = rt.render_chat([{"role": "user", "content": "Is the sky blue? Answer Yes or No."}])
         assert rt.answer_logprobs(prompt, ("Yes", "No")) is None
         rt.close()
+
+
+def test_the_plan_counts_the_readings_prompts_in_the_accounts_cost(monkeypatch):
+    from precis.engine.planning import summary_length as sl
+    chunks = [1_800, 1_800, 900]
+    sent, evaluated, generated = sl.account_call_tokens(4_500, chunks)
+    monkeypatch.setattr(sl, "ACCOUNT_READINGS_PER_LINE", 0)
+    sent0, evaluated0, generated0 = sl.account_call_tokens(4_500, chunks)
+    lines = sum(sl.account_lines_for_part(sl.account_chars_for(4_500), c, sum(chunks)) for c in chunks)
+    assert generated == generated0                      # a reading generates nothing: one logit is weighed
+    assert evaluated - evaluated0 == sent - sent0 >= lines * sl.ACCOUNT_READING_TOKENS
