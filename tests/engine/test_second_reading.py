@@ -94,3 +94,12 @@ def test_the_plan_counts_the_readings_prompts_in_the_accounts_cost(monkeypatch):
     lines = sum(sl.account_lines_for_part(sl.account_chars_for(4_500), c, sum(chunks)) for c in chunks)
     assert generated == generated0                      # a reading generates nothing: one logit is weighed
     assert evaluated - evaluated0 == sent - sent0 >= lines * sl.ACCOUNT_READING_TOKENS
+
+
+def test_japanese_lines_are_not_read_again_the_wording_was_measured_on_english():
+    from tests.engine.test_account_strategy import tells_the_session
+    from tests.summary_fixtures import claude_code_day
+    rt, _, state, _ = _run(claude_code_day(steps=8), tells_the_session, preset="conversation-archive")
+    assert [c for c in rt.calls if c.kind == "account"]
+    assert not [c for c in rt.calls if c.kind == "reading"]
+    assert state.evidence["day.txt"] and all(line["doubt"] is None for line in state.evidence["day.txt"])
