@@ -1,7 +1,7 @@
 """The second reading's question: a line of the account and the passage it rests on, answered Yes or No.
 
-Worded as measured on the hand-labelled lines (docs/quality.md, "A second reading"); a change of wording is a
-change of the check and is measured again there.
+Worded as measured on the hand-labelled lines (docs/quality-checks.md, "The second reading"); a change of
+wording is a change of the check and is measured again there.
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ can still give an act to the wrong person or say someone asks what they stated (
 knows exactly where you are": Grad B explains that it does). Hand labels found about half the kept lines of
 the check half unfaithful while the checks passed nearly all. A 1.5B model cannot write a line right without
 its context, but asked one yes/no question with the line's passage in view, how much likelier it makes "No"
-than "Yes" separates the labelled lines (docs/quality.md, "A second reading": on 136 English lines,
-area under the curve 0.77). The answer is weighed, not sampled: greedy "No" comes only for the plainest
+than "Yes" separates the labelled lines (docs/quality-checks.md, "The second reading": on 136 English
+lines, area under the curve 0.77). The answer is weighed, not sampled: greedy "No" comes only for the plainest
 faults, so a line is refused when "No" is within DENY_MARGIN of "Yes".
 """
 from __future__ import annotations

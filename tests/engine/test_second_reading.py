@@ -76,13 +76,32 @@ def test_a_server_weighs_the_answers_from_its_top_logprobs(kind):
     assert body["stream"] is False and body["logprobs"] is True
 
 
-def test_a_server_that_returns_no_logprobs_leaves_the_lines_unread_not_refused():
-    script = Script(top_logprobs=None)
+@pytest.mark.parametrize("script", [Script(top_logprobs=None), Script(fail_status=400, fail_times=5,
+                                                                      fail_message="logprobs is not supported")],
+                         ids=["no logprobs sent", "logprobs refused"])
+def test_a_server_that_cannot_weigh_answers_is_asked_once_and_the_lines_stay_unread(script):
     with FakeOpenAIServer(script) as server:
         rt = ServerRuntime.connect(ServerSettings(url=server.url))
         prompt = rt.render_chat([{"role": "user", "content": "Is the sky blue? Answer Yes or No."}])
         assert rt.answer_logprobs(prompt, ("Yes", "No")) is None
+        asked = script.generations
+        assert rt.answer_logprobs(prompt, ("Yes", "No")) is None and script.generations == asked
         rt.close()
+
+
+def test_lines_a_runtime_cannot_weigh_are_kept_unread_and_the_round_says_so(monkeypatch):
+    import tests.engine.test_account_strategy as account_tests
+    from tests.fake_runtime import FakeRuntime
+
+    class NoWeights(FakeRuntime):
+        def answer_logprobs(self, prompt, answers, cancel=None):
+            return None
+
+    monkeypatch.setattr(account_tests, "FakeRuntime", NoWeights)
+    _, _, state, events = _run(STORY, _doubts_brass)
+    assert "brass" in state.summaries["day.txt"]
+    assert all(line["doubt"] is None for line in state.evidence["day.txt"])
+    assert all("lines_unread" in r.flags for r in _records(events))
 
 
 def test_the_plan_counts_the_readings_prompts_in_the_accounts_cost(monkeypatch):

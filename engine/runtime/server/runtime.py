@@ -256,9 +256,12 @@ class ServerRuntime:
     def answer_logprobs(self, prompt: str, answers, cancel: CancelToken | None = None) -> dict[str, float] | None:
         """The log-probability of each of ``answers`` as the reply's first token, from the server's
         ``top_logprobs`` (OpenAI's chat completions; Ollama's /api/chat where it returns them); None when the
-        server returns none, so the caller goes on without the reading."""
+        server returns none or refuses the request (then it is not asked again: each question would cost a
+        round trip for nothing). A silent server is an error here as anywhere."""
         if cancel is not None and cancel.cancelled:
             raise Cancelled("Stopped by the user.")
+        if getattr(self, "_no_logprobs", False):
+            return None
         counted = self.count_tokens(prompt, special=True)
         self.last_call = stats = CallStats(prompt_tokens=counted, evaluated_tokens=counted)
         self.calls += 1
@@ -278,10 +281,15 @@ class ServerRuntime:
                     "temperature": 0, "logprobs": True, "top_logprobs": TOP_LOGPROBS}, phase=FIRST_TOKEN)
                 choice = (reply.get("choices") or [{}])[0] if isinstance(reply, dict) else {}
                 first = (((choice or {}).get("logprobs") or {}).get("content") or [None])[0]
+        except ServerSilent:
+            raise
+        except ServerError:
+            first = None            # a 4xx for the logprobs fields: this server cannot weigh answers
         finally:
             stats.prompt_seconds = time.perf_counter() - started
         top = first.get("top_logprobs") if isinstance(first, dict) else None
         if not top:
+            self._no_logprobs = True
             return None
         stats.generated_tokens, stats.stopped_by = 1, "max_tokens"
         out = {}

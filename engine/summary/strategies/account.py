@@ -287,6 +287,8 @@ def _read_again(ctx: RunContext, shown: ShownPart, chosen: list, spare: list, co
         if result is not None:
             out.readings.append(result)
         if reading is None:
+            if spans and "lines_unread" not in out.flags:
+                out.flags.append("lines_unread")     # the runtime could not weigh the answers: said, not hidden
             kept.append(line)
             continue
         if not reading.denies:
