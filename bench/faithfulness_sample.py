@@ -74,7 +74,10 @@ def draw(keep: Path, per_doc: int, seed: int) -> list[dict]:
 
 
 def score(rows: list[dict]) -> dict:
-    labelled = [r for r in rows if r.get("faithful") is not None]
+    """The faithful share of the account's labelled lines. Rows of bench/labels/second-reading.jsonl carry
+    ``kept``: the lines the second reading refused are not the account's and are scored apart."""
+    refused = [r for r in rows if r.get("faithful") is not None and r.get("kept") is False]
+    labelled = [r for r in rows if r.get("faithful") is not None and r.get("kept") is not False]
     by_doc: dict[str, list[bool]] = {}
     for r in labelled:
         by_doc.setdefault(r["doc"], []).append(bool(r["faithful"]))
@@ -83,7 +86,9 @@ def score(rows: list[dict]) -> dict:
             "vague": sum("vague" in r.get("why", "").lower() for r in labelled),
             "by_doc": {d: f"{sum(v)}/{len(v)}" for d, v in by_doc.items()},
             "unfaithful": [{"doc": r["doc"], "sentence": r["sentence"], "why": r["why"]}
-                           for r in labelled if not r["faithful"]]}
+                           for r in labelled if not r["faithful"]],
+            **({"refused_by_second_reading_faithful": f"{sum(r['faithful'] for r in refused)}/{len(refused)}"}
+               if refused else {})}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -134,16 +134,7 @@ class FakeRuntime:
     def stream(self, prompt: str, params, cancel=None):
         prompt_started = time.perf_counter()
         tokens = self.tokenize(prompt, special=True)
-        if len(tokens) + params.max_tokens > self.n_ctx:
-            raise ContextOverflow(f"fake: {len(tokens)} + {params.max_tokens} > {self.n_ctx}")
-        reused = 0
-        for a, b in zip(self._cached, tokens):
-            if a != b:
-                break
-            reused += 1
-        reused = min(reused, len(tokens) - 1)
-        stats = self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reused,
-                                           evaluated_tokens=len(tokens) - reused)
+        stats = self._begin_call(tokens, params.max_tokens)
         if self.prompt_token_delay_s:
             time.sleep(self.prompt_token_delay_s * stats.evaluated_tokens)
         call = _parse(prompt, len(self.calls))
@@ -169,15 +160,11 @@ class FakeRuntime:
             stats.stopped_by = "eos"
         stats.generate_seconds = time.perf_counter() - started
 
-
-    def answer_logprobs(self, prompt: str, answers, cancel=None) -> dict[str, float]:
-        """A yes/no question weighed: the script's reply is the answer made likely ("No" only when it says so,
-        so a script written before the second reading reads every line as said)."""
-        if cancel is not None and cancel.cancelled:
-            raise Cancelled("Stopped by the user.")
-        tokens = self.tokenize(prompt, special=True)
-        if len(tokens) + 1 > self.n_ctx:
-            raise ContextOverflow(f"fake: {len(tokens)} + 1 > {self.n_ctx}")
+    def _begin_call(self, tokens: list[int], reply_tokens: int) -> CallStats:
+        """last_call's stats for a prompt of ``tokens``, its shared prefix with the cache reused (the last token
+        always evaluated, as llama.cpp does); an overflow refused as the real runtime refuses it."""
+        if len(tokens) + reply_tokens > self.n_ctx:
+            raise ContextOverflow(f"fake: {len(tokens)} + {reply_tokens} > {self.n_ctx}")
         reused = 0
         for a, b in zip(self._cached, tokens):
             if a != b:
@@ -185,7 +172,16 @@ class FakeRuntime:
             reused += 1
         reused = min(reused, len(tokens) - 1)
         self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reused,
-                                   evaluated_tokens=len(tokens) - reused, stopped_by="eos")
+                                   evaluated_tokens=len(tokens) - reused)
+        return self.last_call
+
+    def answer_logprobs(self, prompt: str, answers, cancel=None) -> dict[str, float]:
+        """A yes/no question weighed: the script's reply is the answer made likely ("No" only when it says so,
+        so a script written before the second reading reads every line as said)."""
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled("Stopped by the user.")
+        tokens = self.tokenize(prompt, special=True)
+        self._begin_call(tokens, 1).stopped_by = "eos"
         call = _parse(prompt, len(self.calls))
         self.calls.append(call)
         said = "No" if self.script(call).strip() == "No" else "Yes"

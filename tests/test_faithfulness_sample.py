@@ -47,6 +47,17 @@ def test_the_score_counts_only_labelled_sentences_and_lists_the_unfaithful_ones(
     assert got["by_doc"] == {"a": "1/2", "b": "1/1"} and got["unfaithful"][0]["sentence"] == "s2"
 
 
+def test_lines_the_second_reading_refused_are_scored_apart_from_the_accounts():
+    rows = [{"doc": "a", "sentence": "kept", "faithful": True, "why": "", "kept": True},
+            {"doc": "a", "sentence": "kept too", "faithful": False, "why": "", "kept": True},
+            {"doc": "a", "sentence": "refused", "faithful": False, "why": "", "kept": False},
+            {"doc": "a", "sentence": "refused too", "faithful": False, "why": "", "kept": False}]
+    got = score(rows)
+    assert got["labelled"] == 2 and got["faithful_share"] == 0.5
+    assert got["refused_by_second_reading_faithful"] == "0/2"
+    assert "refused_by_second_reading_faithful" not in score(rows[:2])
+
+
 def test_the_replay_rebuilds_each_labelled_line_from_its_kept_run_and_counts_what_todays_checks_refuse(
         tmp_path, monkeypatch):
     import hashlib

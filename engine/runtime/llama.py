@@ -63,6 +63,7 @@ class LlamaRuntime:
         self._pieces: dict[int, bytes] = {}
         self._piece_facts: dict[int, tuple[bytes, int, bool]] = {}
         self._grammars: dict[str, object] = {}
+        self._answer_ids: dict[str, set[int]] = {}
         if not getattr(llm, "_vocab_only_precis", False):
             self._install_abort_callback()
             self._detect_swa()
@@ -194,17 +195,8 @@ class LlamaRuntime:
         """Yield text pieces of the reply to ``prompt`` (already rendered). Stats land in last_call."""
         import time
         tokens = self.tokenize(prompt, special=True)
-        if len(tokens) + params.max_tokens > self.n_ctx:
-            raise ContextOverflow(
-                f"Prompt of {len(tokens)} tokens plus {params.max_tokens} reply tokens exceeds the context of "
-                f"{self.n_ctx} tokens. This is a planning bug; the round was not sent.")
         llm = self._llm
-        stats = self.last_call = CallStats(prompt_tokens=len(tokens))
-        reusable = self._reusable_prefix(tokens)
-        if reusable == 0 and llm.n_tokens > 0:
-            llm.reset()  # nothing reusable (or evicted by a sliding window): evaluate from scratch
-        stats.reused_tokens = reusable
-        stats.evaluated_tokens = len(tokens) - reusable
+        stats = self._begin_call(tokens, params.max_tokens)
         self._cancel = cancel
         llm.set_seed(params.seed)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -263,21 +255,13 @@ class LlamaRuntime:
 
         import numpy as np
         tokens = self.tokenize(prompt, special=True)
-        if len(tokens) + 1 > self.n_ctx:
-            raise ContextOverflow(f"Prompt of {len(tokens)} tokens exceeds the context of {self.n_ctx} tokens. "
-                                  "This is a planning bug; the question was not sent.")
         llm = self._llm
-        stats = self.last_call = CallStats(prompt_tokens=len(tokens))
-        reusable = self._reusable_prefix(tokens)
-        if reusable == 0 and llm.n_tokens > 0:
-            llm.reset()
-        llm.n_tokens = reusable          # eval() drops the cache's cells after the reused prefix
-        stats.reused_tokens = reusable
-        stats.evaluated_tokens = len(tokens) - reusable
+        stats = self._begin_call(tokens, 1)
+        llm.n_tokens = stats.reused_tokens      # eval() drops the cache's cells after the reused prefix
         self._cancel = cancel
         started = time.perf_counter()
         try:
-            llm.eval(tokens[reusable:])
+            llm.eval(tokens[stats.reused_tokens:])
         except RuntimeError as exc:
             if cancel is not None and cancel.cancelled:
                 stats.stopped_by = "cancelled"
@@ -295,9 +279,26 @@ class LlamaRuntime:
         out = {}
         for answer in answers:
             # "Yes" and " Yes" are different tokens in most vocabularies: the likelier of the two stands
-            ids = {ids[0] for ids in (self.tokenize(answer), self.tokenize(" " + answer)) if ids}
+            ids = self._answer_ids.get(answer)
+            if ids is None:
+                ids = self._answer_ids[answer] = {t[0] for t in (self.tokenize(answer), self.tokenize(" " + answer))
+                                                  if t}
             out[answer] = float(max(logits[i] for i in ids) - log_total)
         return out
+
+    def _begin_call(self, tokens: list[int], reply_tokens: int) -> CallStats:
+        """last_call's stats for a prompt of ``tokens``: refused if it and ``reply_tokens`` overflow the context;
+        the cache reset when nothing of it is reusable (or a sliding window evicted it)."""
+        if len(tokens) + reply_tokens > self.n_ctx:
+            raise ContextOverflow(
+                f"Prompt of {len(tokens)} tokens plus {reply_tokens} reply tokens exceeds the context of "
+                f"{self.n_ctx} tokens. This is a planning bug; the round was not sent.")
+        reusable = self._reusable_prefix(tokens)
+        if reusable == 0 and self._llm.n_tokens > 0:
+            self._llm.reset()
+        self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reusable,
+                                   evaluated_tokens=len(tokens) - reusable)
+        return self.last_call
 
     def _grammar(self, gbnf: str | None):
         """The compiled grammar for ``gbnf`` (compiled once per text; llama.cpp copies it per call)."""
