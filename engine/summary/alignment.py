@@ -56,9 +56,7 @@ def source_sentences(part: str) -> list[SourceSentence]:
     """The part's sentences with their offsets (a hard-wrapped story's line breaks read as spaces), each with
     the speaker of the turn it is in where the part is a transcript."""
     text = unwrapped(part)
-    labels = [(m.start(), speaker_name(speaker_of(m.group(0)))) for m in _LINE_LABEL.finditer(part)]
-    if len(labels) < MIN_TURNS or len({name for _, name in labels}) < 2:
-        labels = []             # a story's "Chapter 1: ..." or a log's "Note: ..." is not a transcript
+    labels = turn_labels(part)
     found = []
     for m in _SENTENCE.finditer(text):
         raw = m.group(0)
@@ -70,6 +68,15 @@ def source_sentences(part: str) -> list[SourceSentence]:
         found.append(SourceSentence(start, start + len(body), part[start:start + len(body)],
                                     labels[at][1] if at >= 0 else ""))
     return found
+
+
+def turn_labels(part: str) -> list[tuple[int, str]]:
+    """(offset, speaker) of each turn's label in a transcript part, in order; none where the part is not a
+    transcript (fewer than MIN_TURNS labelled lines, or one speaker)."""
+    labels = [(m.start(), speaker_name(speaker_of(m.group(0)))) for m in _LINE_LABEL.finditer(part)]
+    if len(labels) < MIN_TURNS or len({name for _, name in labels}) < 2:
+        return []               # a story's "Chapter 1: ..." or a log's "Note: ..." is not a transcript
+    return labels
 
 
 def said_units(sentence: SourceSentence) -> set[str]:
