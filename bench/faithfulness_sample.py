@@ -74,8 +74,9 @@ def draw(keep: Path, per_doc: int, seed: int) -> list[dict]:
 
 
 def score(rows: list[dict]) -> dict:
-    """The faithful share of the account's labelled lines. Rows of bench/labels/second-reading.jsonl carry
-    ``kept``: the lines the second reading refused are not the account's and are scored apart."""
+    """The faithful share of the account's labelled lines. Rows of bench/labels/second-reading.jsonl and
+    later carry ``kept``: the lines the second reading (or, with ``refused_by``, the checks named there)
+    refused are not the account's and are scored apart, by what refused them."""
     refused = [r for r in rows if r.get("faithful") is not None and r.get("kept") is False]
     labelled = [r for r in rows if r.get("faithful") is not None and r.get("kept") is not False]
     by_doc: dict[str, list[bool]] = {}
@@ -87,8 +88,17 @@ def score(rows: list[dict]) -> dict:
             "by_doc": {d: f"{sum(v)}/{len(v)}" for d, v in by_doc.items()},
             "unfaithful": [{"doc": r["doc"], "sentence": r["sentence"], "why": r["why"]}
                            for r in labelled if not r["faithful"]],
-            **({"refused_by_second_reading_faithful": f"{sum(r['faithful'] for r in refused)}/{len(refused)}"}
-               if refused else {})}
+            **({f"refused_by_{name}_faithful": f"{sum(r['faithful'] for r in group)}/{len(group)}"
+                for name, group in _by_refusal(refused).items()})}
+
+
+def _by_refusal(refused: list[dict]) -> dict[str, list[dict]]:
+    """Refused rows by the check that refused them: a row refused by several counts under each."""
+    groups: dict[str, list[dict]] = {}
+    for r in refused:
+        for name in r.get("refused_by") or ["second_reading"]:
+            groups.setdefault(name, []).append(r)
+    return groups
 
 
 def main(argv: list[str] | None = None) -> int:

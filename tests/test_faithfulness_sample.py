@@ -88,3 +88,18 @@ def test_the_replay_rebuilds_each_labelled_line_from_its_kept_run_and_counts_wha
     got = counts(found)
     assert got["all"] == {"lines": 3, "caught": "1/1", "faithful_refused": "0/2"}
     assert got["by_check"]["roles_swapped"]["caught"] == 1 and got["by_doc"]["squality__dev__1"]["lines"] == 3
+
+
+def test_refused_lines_are_scored_by_each_check_that_refused_them():
+    rows = [{"doc": "a", "sentence": "kept", "faithful": True, "why": "", "kept": True, "refused_by": []},
+            {"doc": "a", "sentence": "asked", "faithful": False, "why": "", "kept": False,
+             "refused_by": ["asks_unasked"]},
+            {"doc": "a", "sentence": "both", "faithful": True, "why": "", "kept": False,
+             "refused_by": ["speaker_swapped", "asks_unasked"]},
+            {"doc": "a", "sentence": "read", "faithful": False, "why": "", "kept": False,
+             "refused_by": ["second_reading"]}]
+    got = score(rows)
+    assert got["labelled"] == 1
+    assert got["refused_by_asks_unasked_faithful"] == "1/2"
+    assert got["refused_by_speaker_swapped_faithful"] == "1/1"
+    assert got["refused_by_second_reading_faithful"] == "0/1"
