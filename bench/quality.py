@@ -125,11 +125,14 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "supported_share": supported_share(summary, next(iter(state.notes.values()), [])),
         "lines_kept": sum(r.notes_kept for r in report.rounds if r.kind == "account"),
         "lines_refused": len(refused),
-        "lines_kept_from_second_ask": sum(bool(x["kept_instead"]) and not x.get("reattributed") for x in refused),
+        "lines_kept_from_second_ask": sum(bool(x["kept_instead"]) and not x.get("reattributed")
+                                          and not x.get("act_restated") for x in refused),
         "lines_reattributed": sum(bool(x.get("reattributed")) for x in refused),
+        "lines_act_restated": sum(bool(x.get("act_restated")) for x in refused),
         "refusals_by_check": checks,
         "refused": [{"text": x["text"], "checks": x["checks"], "kept_instead": x["kept_instead"],
-                     "reattributed": bool(x.get("reattributed"))} for x in refused],
+                     "reattributed": bool(x.get("reattributed")), "act_restated": bool(x.get("act_restated"))}
+                    for x in refused],
         # the length the plan set (engine.planning.summary_length), beside the summary's "chars"
         "planned_chars": summary_chars_for(report.documents[0]["said_tokens"]),
         # each round as run.json has it, without its texts: what each round cost and how its calls stopped

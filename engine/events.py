@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 # "kept_parts" (a failed merge keeps its parts), "notes_direct" (not asked to rewrite: the parts before it
 # failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped"; account rounds
 # "lines_refused" (a line failed its checks), "asked_again" (a line kept from the second ask), "reattributed" (a
-# line kept with the speaker whose turns hold it, engine.summary.reattribution), "nothing_kept".
+# line kept with the speaker whose turns hold it, engine.summary.reattribution), "act_restated" (a speaker said
+# to ask who put no question there, kept as talking about it), "nothing_kept".
 
 
 @dataclass

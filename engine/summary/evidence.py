@@ -28,7 +28,7 @@ its this that these those there here he she they we you i me my our your their h
 no do does did done have has had will would can could should shall may might must about into over
 under than too very also just more most some any all each other such only own same what which who
 whom whose when where why how up down out off again further once both few many much one two its it's
-i'm we're they're you're don't didn't isn't wasn't aren't
+i'm we're they're you're don't didn't isn't wasn't aren't whether
 """.split())
 
 

@@ -15,6 +15,8 @@ holds the idea), where a swap would make nonsense.
 """
 from __future__ import annotations
 
+import re
+
 from precis.engine.summary.alignment import said_units, source_sentences, units
 from precis.engine.summary.checks import Claim
 from precis.engine.summary.checks.meaning import (
@@ -27,6 +29,9 @@ from precis.engine.summary.checks.meaning import (
     turn_holds_line,
 )
 
+# A speaker's question as the account writes it: "asks if ...", "asks about ...", "asks how ..."
+_ASKED = re.compile(r"^(?:asks|wonders|inquires|enquires|queries)\s+(?:(if|whether)|(about)|"
+                    r"(how|why|what|who|whom|which|where|when))\b\s*", re.I)
 # The words a chat line may open with, per role, as the account writes them: parallel lists, longest first
 _ROLE_OPENERS = {"user": ("The user", "the user", "ユーザー", "User", "user"),
                  "assistant": ("The assistant", "the assistant", "アシスタント", "Assistant", "assistant")}
@@ -106,3 +111,30 @@ def _chat_reattributed(claim: Claim) -> str | None:
     if any(w.lower() in tail.lower() for w in _ROLE_OPENERS[other]):
         return None
     return _ROLE_OPENERS[other][at] + tail
+
+
+def without_the_question(claim: Claim) -> str | None:
+    """A transcript line that says its speaker asks what they did not ask (the ``asks_unasked`` check), said
+    as talk about it: "Grad B asks if the system has a map type display" (he says it has one) -> "Grad B talks
+    about whether the system has a map type display". The line's words are the model's and mostly right in the
+    hand labels; only the act was not the speaker's. None when the line asks someone ("asks Huw if ...": whom
+    they spoke to stays unsaid) or does not open with its speaker and the question."""
+    who = opening_speaker(claim.text, claim.shown)
+    if who is None:
+        return None
+    body = claim.text.strip()
+    article = ARTICLE.match(body)
+    start = article.end() if article else 0
+    naming = opening_naming(body[start:])
+    end = start + (len(naming) if naming.lower().startswith(who.lower()) else len(who))
+    asked = _ASKED.match(body[end:].lstrip())
+    if asked is None:
+        return None
+    if asked.group(1):
+        talk = "talks about whether "
+    elif asked.group(2):
+        talk = "talks about "
+    else:
+        talk = f"talks about {asked.group(3).lower()} "
+    rest = body[end:].lstrip()[asked.end():]
+    return f"{body[:end].rstrip()} {talk}{rest.rstrip('?')}{'.' if rest.endswith('?') else ''}"

@@ -6,7 +6,7 @@ import re
 from precis.engine.events import RoundFinished
 from precis.engine.summary.alignment import PartIndex
 from precis.engine.summary.checks import ACCOUNT_LINE, Claim, judge
-from precis.engine.summary.reattribution import reattributed
+from precis.engine.summary.reattribution import reattributed, without_the_question
 from tests.engine.test_account_strategy import _run
 from tests.fake_runtime import diligent
 from tests.summary_fixtures import meeting_transcript
@@ -91,3 +91,62 @@ def test_an_account_keeps_a_swapped_line_with_its_speaker_without_asking_the_mod
     assert all(x["kept_instead"].rstrip(".") in re.sub(r" \[[\d, ]+\]", "", summary) for x in fixed)
     # what the checks refused for the speaker alone cost no second ask
     assert len([c for c in rt.calls if c.kind == "account_again"]) < len(fixed)
+
+
+MAP = ("Grad E: Is the intention implicit in the scenario ?\nGrad B: No , not really .\n"
+       "Grad B: Additionally , you have a sort of a map type display .\nGrad E: OK .\n")
+
+
+def test_a_speaker_said_to_ask_what_they_stated_is_said_to_talk_about_it_and_then_passes():
+    claim = _claim("Grad B asks if the system has a map type display.", MAP)
+    assert judge(claim, ACCOUNT_LINE).names == ["asks_unasked"]
+    fixed = without_the_question(claim)
+    assert fixed == "Grad B talks about whether the system has a map type display."
+    assert judge(_claim(fixed, MAP), ACCOUNT_LINE).passed
+    assert without_the_question(_claim("Grad B asks about the map type display.", MAP)) == \
+        "Grad B talks about the map type display."
+    assert without_the_question(_claim("Grad B asks how the map type display works?", MAP)) == \
+        "Grad B talks about how the map type display works."
+
+
+def test_an_ask_of_someone_or_a_line_not_opening_with_its_speaker_is_left_refused():
+    assert without_the_question(_claim("Grad B asks Grad E if the system has a map type display.", MAP)) is None
+    assert without_the_question(_claim("The map type display is asked about by Grad B.", MAP)) is None
+
+
+def asks_what_marketing_said(call):
+    """A model that tells Marketing's survey in the meeting's part as Marketing's question."""
+    if call.kind != "account":
+        return diligent(call)
+    if "The survey says people want a scroll wheel" not in call.content:
+        return diligent(call)
+    return "[1] Marketing asks if users want fewer buttons and a scroll wheel.\n"
+
+
+def test_an_account_keeps_an_unasked_question_as_talk_without_asking_the_model_again():
+    text = meeting_transcript() * 3
+    rt, plan, state, events = _run(text, asks_what_marketing_said, preset="meeting-minutes")
+    records = [e.record for e in events if isinstance(e, RoundFinished) and e.record.kind == "account"]
+    fixed = [x for r in records for x in r.refused if x.get("act_restated")]
+    assert fixed and all(x["checks"] == ["asks_unasked"] for x in fixed)
+    assert all(x["kept_instead"] == "Marketing talks about whether users want fewer buttons and a scroll wheel."
+               for x in fixed)
+    assert any("act_restated" in r.flags for r in records)
+    assert "Marketing talks about whether users want fewer buttons" in state.summaries["day.txt"]
+    assert not [c for c in rt.calls if c.kind == "account_again"]
+
+
+def asks_the_project_managers_question_as_marketing(call):
+    if call.kind != "account" or "What does the advanced chip cost us per unit?" not in call.content:
+        return diligent(call)
+    return "[1] Marketing asks what the advanced chip costs per unit.\n"
+
+
+def test_a_question_given_to_the_wrong_speaker_is_given_back_to_the_one_who_asked_it():
+    rt, plan, state, events = _run(meeting_transcript() * 3, asks_the_project_managers_question_as_marketing,
+                                   preset="meeting-minutes")
+    records = [e.record for e in events if isinstance(e, RoundFinished) and e.record.kind == "account"]
+    fixed = [x for r in records for x in r.refused if x.get("reattributed")]
+    assert fixed and all(set(x["checks"]) == {"speaker_swapped", "asks_unasked"} for x in fixed)
+    assert all(x["kept_instead"] == "Project Manager asks what the advanced chip costs per unit."
+               and not x.get("act_restated") for x in fixed)

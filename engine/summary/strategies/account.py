@@ -43,7 +43,7 @@ from precis.engine.summary.evidence import Note
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import LineIndex
 from precis.engine.summary.part_topics import topic_words
-from precis.engine.summary.reattribution import reattributed
+from precis.engine.summary.reattribution import reattributed, without_the_question
 from precis.engine.summary.salience import subject_sentences
 from precis.engine.summary.second_reading import read_line
 from precis.engine.summary.shown_part import PartsShown, ShownPart
@@ -217,14 +217,15 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
             passed.append((number, claim, False))
             said.append(text)
             continue
-        fixed = _with_its_speaker(claim, verdict, shown, part_index, names, said, layout.language, example, topics,
-                                  cast.tools)
+        fixed = _said_again_by_code(claim, verdict, shown, part_index, names, said, layout.language, example,
+                                    topics, cast.tools)
         if fixed is not None:
+            fixed, mends = fixed
             passed.append((number, fixed, False))
             said.append(fixed.text)
             out.refused.append({"text": text, "checks": verdict.names,
                                 "reasons": [r.reason for r in verdict.refusals], "kept_instead": fixed.text,
-                                "reattributed": True})
+                                **{mend: True for mend in mends}})
         else:
             refused.append((number, text, verdict, claim))
     second_asks = 0
@@ -268,6 +269,8 @@ def account_of_part(ctx: RunContext, index: int, layout: AccountLayout, doc: Pla
         out.flags.append("asked_again")
     if any(r.get("reattributed") for r in out.refused):
         out.flags.append("reattributed")
+    if any(r.get("act_restated") for r in out.refused):
+        out.flags.append("act_restated")
     if not out.lines:
         out.flags.append("nothing_kept")
     return out
@@ -351,17 +354,31 @@ def _claim(text: str, shown: ShownPart, part_index: PartIndex, names: list[str],
                  tuple(hints), tools=tuple(sorted(tools)))
 
 
-def _with_its_speaker(claim: Claim, verdict, shown: ShownPart, part_index: PartIndex, names: list[str],
-                      said: list[str], language: str | None, example: str, topics: list[str], tools) -> Claim | None:
-    """A line refused only for giving a speaker's words to another, said with the speaker whose turns hold
-    them (engine.summary.reattribution), if that passes every check; no call to the model."""
-    if verdict.names != ["speaker_swapped"]:
+def _said_again_by_code(claim: Claim, verdict, shown: ShownPart, part_index: PartIndex, names: list[str],
+                        said: list[str], language: str | None, example: str, topics: list[str], tools):
+    """(Claim, what was mended) for a line refused only for what the document itself can put right, if the
+    mended line passes every check; no call to the model. A line giving a speaker's words to another is said
+    with the speaker whose turns hold them ("reattributed", engine.summary.reattribution); then a line saying
+    its speaker asks where they put no question is said as talk about it ("act_restated"). The speaker comes
+    first: a question given to the wrong speaker is the right one's question."""
+    if not verdict.names or set(verdict.names) - {"speaker_swapped", "asks_unasked"}:
         return None
-    text = reattributed(claim)
-    if text is None:
-        return None
-    fixed = _claim(text, shown, part_index, names, said, language, example, topics, tools)
-    return fixed if judge(fixed, ACCOUNT_LINE).passed else None
+    mends = []
+    for name, mend, said_again in (("speaker_swapped", "reattributed", reattributed),
+                                   ("asks_unasked", "act_restated", without_the_question)):
+        if name not in verdict.names:
+            continue
+        text = said_again(claim)
+        if text is None:
+            return None
+        claim = _claim(text, shown, part_index, names, said, language, example, topics, tools)
+        verdict = judge(claim, ACCOUNT_LINE)
+        mends.append(mend)
+        if verdict.passed:
+            return claim, mends
+        if set(verdict.names) - {"asks_unasked"}:
+            return None
+    return None
 
 
 def _asked_again(ctx: RunContext, index: int, layout: AccountLayout, shown: ShownPart, part_index: PartIndex,
