@@ -66,12 +66,16 @@ def _passage_with_turns(part: str, spans) -> str:
     return "\n...\n".join(pieces)[:PASSAGE_MAX_CHARS]
 
 
-def who_messages(passage: str, masked_line: str, speakers: list[str]) -> list[dict]:
-    """The line with its speaker taken out, and the passage's speakers as lettered choices."""
-    choices = "\n".join(f"{chr(65 + i)}) {name}" for i, name in enumerate(speakers))
+WHO_SYSTEM = "You read a meeting transcript and say who did what."
+
+
+def who_messages(passage: str, masked_line: str, speakers: list[str], shared_system: bool = True) -> list[dict]:
+    """The line with its speaker taken out, and the passage's speakers as lettered choices. ``shared_system``:
+    the yes/no reading's system message, so a runtime would reuse the passage's tokens for this question (area
+    0.53); else one of its own (0.64-0.70: docs/quality-checks.md, "Telling the reader who spoke")."""
     from precis.engine.prompts.second_reading import SYSTEM
-    # the yes/no reading's system message and passage, so a runtime reuses their tokens for this question
-    return [{"role": "system", "content": SYSTEM},
+    choices = "\n".join(f"{chr(65 + i)}) {name}" for i, name in enumerate(speakers))
+    return [{"role": "system", "content": SYSTEM if shared_system else WHO_SYSTEM},
             {"role": "user", "content": f"Text:\n<<<\n{passage}\n>>>\n\nStatement: {masked_line}\n\n"
                                         f"{WHO_QUESTION}\n{choices}"}]
 
@@ -158,6 +162,8 @@ def main(argv=None) -> int:
     parser.add_argument("--report", action="store_true", help="only report --out's margins")
     parser.add_argument("--who", action="store_true",
                         help="instead: the meeting lines' speaker masked, the model picks among the passage's")
+    parser.add_argument("--who-own-system", action="store_true",
+                        help="--who with a system message of its own, not the yes/no reading's")
     args = parser.parse_args(argv)
     if args.who:
         return who_main(args)
@@ -237,7 +243,8 @@ def who_main(args) -> int:
             letters = [chr(65 + i) for i in range(len(speakers))]
             started = time.perf_counter()
             found = runtime.answer_logprobs(
-                renderer.render(who_messages(passage, masked(row["sentence"], who), speakers)), letters)
+                renderer.render(who_messages(passage, masked(row["sentence"], who), speakers,
+                                             shared_system=not args.who_own_system)), letters)
             mine = found[letters[speakers.index(who)]]
             other = max(v for k, v in found.items() if k != letters[speakers.index(who)])
             out.append({"doc": row["doc"], "sentence": row["sentence"], "who": who, "speakers": speakers,

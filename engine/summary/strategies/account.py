@@ -4,8 +4,11 @@ for each part:   the model reads the whole part, with the names the document gav
                  happens in it in a few numbered one-sentence lines held to a shape by a grammar ("who does what
                  (to whom, why)", opening with a name: engine.prompts.account); code links each line to the
                  part's sentences that hold its words (engine.summary.alignment) and holds it to them with the
-                 named checks (engine.summary.checks); a refused line is asked again once, from the passage it
-                 was linked to, and dropped if it fails again; the account grows by the lines kept
+                 named checks (engine.summary.checks); a line refused for what the transcript itself can put
+                 right (the speaker, a question nobody put) is said again by code; another refused line is
+                 asked again once, from the passage it was linked to, and dropped if it fails again; each
+                 English line kept is read again by the model beside its passage
+                 (engine.summary.second_reading); the account grows by the lines kept
 at the end:      code puts the lines in the preset's shape (engine.summary.account_shape): a paragraph per part
                  or two, a meeting's action items and a day's layers and TODOs after them; an account past its
                  length has its most related neighbouring lines merged (a marked compaction round)
