@@ -102,7 +102,7 @@ def _asks_unasked(claim: Claim) -> str | None:
     """In a transcript, a line that says a speaker asks something where no question of theirs is near what it
     rests on. The commonest wrong act in the check half's hand labels: "asks" of a speaker who stated it
     ("Grad B asks if the system has a map type display": he says it has one), 24 of 41 "asks" lines unfaithful;
-    of the labelled lines the second reading keeps, 11 of the 15 this refuses are unfaithful
+    of the 15 labelled lines this refuses, 11 are unfaithful, 9 of them lines the second reading keeps
     (docs/quality-checks.md, "A speaker's act"). A transcript that writes no question marks is not read."""
     if not claim.alignment or not claim.alignment.references or _CHAT_ROLE.search(claim.shown):
         return None
