@@ -82,13 +82,9 @@ def who_messages(passage: str, masked_line: str, speakers: list[str], shared_sys
 
 def masked(line: str, who: str) -> str:
     """The line with the speaker it opens with (and its article, "team", "Designer" ...) as "Someone"."""
-    from precis.engine.summary.checks.meaning import ARTICLE, opening_naming
+    from precis.engine.summary.checks.meaning import speaker_opening_end
     body = line.lstrip()
-    article = ARTICLE.match(body)
-    rest = body[article.end():] if article else body
-    naming = opening_naming(rest)
-    span = len(naming) if naming.lower().startswith(who.lower()) else len(who)
-    return "Someone " + rest[span:].lstrip()
+    return "Someone " + body[speaker_opening_end(body, who):].lstrip()
 
 
 def quote_spans(text: str, quotes: list[str]) -> list[tuple[int, int]]:

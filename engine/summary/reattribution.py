@@ -22,10 +22,10 @@ from precis.engine.summary.checks import Claim
 from precis.engine.summary.checks.meaning import (
     ARTICLE,
     chat_roles,
-    opening_naming,
     opening_role,
     opening_speaker,
     said_beyond_speaker,
+    speaker_opening_end,
     turn_holds_line,
 )
 
@@ -61,12 +61,7 @@ def _transcript_reattributed(claim: Claim) -> str | None:
         return None
     body = claim.text.lstrip()
     article = ARTICLE.match(body)
-    rest = body[article.end():] if article else body
-    naming = opening_naming(body)
-    # the span to replace: the naming words when they begin with the speaker's label ("User Interface
-    # Designer" for the label "User Interface"), else the label itself
-    span = len(naming) if naming.lower().startswith(who.lower()) else len(who)
-    tail = rest[span:]
+    tail = body[speaker_opening_end(body, who):]      # the naming words replaced
     if speaker.lower() in tail.lower():
         return None
     # "The Project Manager", but "Grad B" and "Marketing" as the transcript labels them
@@ -123,10 +118,7 @@ def without_the_question(claim: Claim) -> str | None:
     if who is None:
         return None
     body = claim.text.strip()
-    article = ARTICLE.match(body)
-    start = article.end() if article else 0
-    naming = opening_naming(body[start:])
-    end = start + (len(naming) if naming.lower().startswith(who.lower()) else len(who))
+    end = speaker_opening_end(body, who)
     asked = _ASKED.match(body[end:].lstrip())
     if asked is None:
         return None

@@ -109,10 +109,8 @@ def _asks_unasked(claim: Claim) -> str | None:
     who = opening_speaker(claim.text, claim.shown)
     if who is None:
         return None
-    body = ARTICLE.sub("", claim.text.lstrip())
-    naming = opening_naming(body)
-    rest = body[len(naming) if naming.lower().startswith(who.lower()) else len(who):].lstrip()
-    if not _ASKS.match(rest):
+    body = claim.text.lstrip()
+    if not _ASKS.match(body[speaker_opening_end(body, who):].lstrip()):
         return None
     sentences = _part_reading(claim.shown)[0]
     if not any("?" in s.text for s in sentences):
@@ -206,6 +204,16 @@ def opening_naming(text: str) -> str:
     """The capitalised words a line opens with, after its article: "User Interface Designer", "Marketing team"."""
     naming = _NAMING.match(ARTICLE.sub("", text))
     return naming.group(0).strip() if naming else ""
+
+
+def speaker_opening_end(body: str, who: str) -> int:
+    """Where the words naming ``who`` end in ``body`` (a line opening with that speaker, stripped): after its
+    article and the naming words when they begin with the speaker's label ("The User Interface Designer" for
+    the label "User Interface"), else after the label itself."""
+    article = ARTICLE.match(body)
+    start = article.end() if article else 0
+    naming = opening_naming(body[start:])
+    return start + (len(naming) if naming.lower().startswith(who.lower()) else len(who))
 
 
 def said_beyond_speaker(text: str, who: str) -> set[str]:
