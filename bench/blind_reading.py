@@ -1,8 +1,10 @@
 """A blind reading: a development document's human summary and two summaries of it, as A and B in random order.
 
-Usage: python -m bench.blind_reading RESULTS.json --pair account plain --out DIR [--docs ID ...] [--seed N]
+Usage: python -m bench.blind_reading RESULTS.json [MORE.json ...] --pair account plain --out DIR [--docs ID ...] [--seed N]
 
-For each document of RESULTS.json that has both strategies' summaries (and a human summary), writes
+Several results files are read in order, a later file's summary of a document by a strategy replacing an
+earlier one's: so a pair can set a strategy's newest run (the account at one commit) beside another strategy's
+run of another day (the notes strategy's). For each document of the results that has both strategies' summaries (and a human summary), writes
 DIR/<doc>.md (the human summary, then "Summary A" and "Summary B", references stripped, nothing that tells which
 strategy wrote which) and DIR/key.json (which strategy is A and which B, per document: kept apart, read only
 after the verdicts are written down). The reader is told only: "Which of A and B tells the document better, as
@@ -27,12 +29,25 @@ def stripped(summary: str) -> str:
     return "\n".join(_REFS.sub("", line) for line in summary.splitlines()).strip()
 
 
+def merged(results_files: list[tuple[str, dict]]) -> dict:
+    """One results dict of several (name, results), in order: a later run of the same document and strategy
+    replaces an earlier one (each run keeps the name of the file it came from in "from")."""
+    runs: dict[tuple[str, str], dict] = {}
+    for name, results in results_files:
+        for run in results["runs"]:
+            runs[(run["doc"], run["strategy"])] = {**run, "from": name}
+    return {"runs": list(runs.values())}
+
+
 def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str] | None, seed: int,
                 corpus: Path) -> dict:
     rng = random.Random(seed)
     by_doc: dict[str, dict[str, str]] = {}
+    came_from: dict[str, dict[str, str]] = {}
     for run in results["runs"]:
         by_doc.setdefault(run["doc"], {})[run["strategy"]] = run["summary"]
+        if "from" in run:
+            came_from.setdefault(run["doc"], {})[run["strategy"]] = run["from"]
     out.mkdir(parents=True, exist_ok=True)
     key = {}
     for doc_id, summaries in by_doc.items():
@@ -45,6 +60,8 @@ def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str]
         order = list(pair)
         rng.shuffle(order)
         key[doc_id] = {"A": order[0], "B": order[1]}
+        if doc_id in came_from:
+            key[doc_id]["from"] = {s: came_from[doc_id][s] for s in pair if s in came_from[doc_id]}
         name = doc_id.replace("/", "__")
         text = [f"# {data.get('title') or name}", "", "## The human summary", "", references[0].strip(), "",
                 "## Summary A", "", stripped(summaries[order[0]]), "",
@@ -58,14 +75,14 @@ def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str]
 def main(argv: list[str] | None = None) -> int:
     from bench.quality import CORPUS
     p = argparse.ArgumentParser(prog="python -m bench.blind_reading", description=__doc__.split("\n\n")[0])
-    p.add_argument("results", type=Path)
+    p.add_argument("results", type=Path, nargs="+")
     p.add_argument("--pair", nargs=2, default=["account", "plain"])
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--docs", nargs="+", default=None)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    key = write_pairs(json.loads(args.results.read_text(encoding="utf-8")), tuple(args.pair), args.out, args.docs,
-                      args.seed, CORPUS)
+    results = merged([(path.stem, json.loads(path.read_text(encoding="utf-8"))) for path in args.results])
+    key = write_pairs(results, tuple(args.pair), args.out, args.docs, args.seed, CORPUS)
     print(f"{len(key)} pairs in {args.out} (the key in {args.out / 'key.json'}: read it after the verdicts)",
           file=sys.stderr)
     return 0

@@ -27,16 +27,18 @@ from pathlib import Path
 CONTEXT_CHARS = 300         # the document's text either side of a cited sentence, shown to the labeller
 
 
-def account_runs(keep: Path):
-    """(document name, the document's text, lines, notes by id) of every account run kept under ``keep``."""
+def account_runs(keep: Path, strategy: str = "account"):
+    """(document name, the document's text, lines, notes by id) of every run of ``strategy`` kept under
+    ``keep``: the account's, or the notes strategy's (its lines are the summary's bullets, each with the notes
+    it rests on; its headings, resting on none, are left out)."""
     for run_json in sorted(keep.glob("data/runs/*/*-run.json")):
         run = json.loads(run_json.read_text(encoding="utf-8"))
-        if run.get("strategy") != "account":
+        if run.get("strategy") != strategy:
             continue
         state = json.loads((run_json.parent / "state.json").read_text(encoding="utf-8"))
         for doc in run["documents"]:
             name = doc["name"]
-            lines = state["evidence"].get(name) or []
+            lines = [line for line in state["evidence"].get(name) or [] if line.get("notes")]
             notes = {n["id"]: n for n in state["notes"].get(name) or []}
             yield name, _document_text(name), lines, notes
 
@@ -53,10 +55,10 @@ def _document_text(name: str) -> str:
     return ""
 
 
-def draw(keep: Path, per_doc: int, seed: int) -> list[dict]:
+def draw(keep: Path, per_doc: int, seed: int, strategy: str = "account") -> list[dict]:
     rng = random.Random(seed)
     out = []
-    for name, text, lines, notes in account_runs(keep):
+    for name, text, lines, notes in account_runs(keep, strategy):
         if not lines:
             continue
         step = len(lines) / min(per_doc, len(lines))
@@ -64,7 +66,8 @@ def draw(keep: Path, per_doc: int, seed: int) -> list[dict]:
         for i in picks:
             line = lines[i]
             cited = [notes[n] for n in line["notes"] if n in notes]
-            out.append({"doc": name, "line": i, "part": line["part"], "sentence": line["text"],
+            part = line.get("part", cited[0].get("part") if cited else None)
+            out.append({"doc": name, "line": i, "part": part, "sentence": line["text"].removeprefix("- "),
                         "from_notes": line.get("from_notes", False),
                         "quotes": [n["quote"] for n in cited],
                         "context": [text[max(0, n["start_char"] - CONTEXT_CHARS):n["end_char"] + CONTEXT_CHARS]
@@ -108,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("keep", type=Path)
     d.add_argument("--per-doc", type=int, default=10)
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--strategy", default="account", help="account (default) or notes: whose lines to draw")
     d.add_argument("--out", type=Path, required=True)
     s = sub.add_parser("score", help="the share of labelled sentences that are faithful")
     s.add_argument("labels", type=Path)
@@ -116,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("keep", type=Path, nargs="+", help="folders holding the labelled lines' kept account runs")
     args = p.parse_args(argv)
     if args.command == "draw":
-        rows = draw(args.keep, args.per_doc, args.seed)
+        rows = draw(args.keep, args.per_doc, args.seed, args.strategy)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{len(rows)} sentences from {len({r['doc'] for r in rows})} documents -> {args.out}")

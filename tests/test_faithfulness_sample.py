@@ -8,13 +8,13 @@ import bench.quality
 from bench.faithfulness_sample import draw, score
 
 
-def _kept_run(keep, corpus, text: str, lines: list[dict], notes: list[dict]) -> None:
+def _kept_run(keep, corpus, text: str, lines: list[dict], notes: list[dict], strategy: str = "account") -> None:
     (corpus / "qmsum").mkdir(parents=True)
     (corpus / "qmsum" / "val_X1.json").write_text(json.dumps({"text": text}), encoding="utf-8")
     run_dir = keep / "data" / "runs" / "2026-11-30-000000-abc"
     run_dir.mkdir(parents=True)
     name = "qmsum__val__X1.txt"              # as a bench run names it
-    (run_dir / "2026-11-30-run.json").write_text(json.dumps({"strategy": "account", "documents": [{"name": name}]}),
+    (run_dir / "2026-11-30-run.json").write_text(json.dumps({"strategy": strategy, "documents": [{"name": name}]}),
                                                  encoding="utf-8")
     (run_dir / "state.json").write_text(json.dumps({"evidence": {name: lines}, "notes": {name: notes}}),
                                         encoding="utf-8")
@@ -103,3 +103,21 @@ def test_refused_lines_are_scored_by_each_check_that_refused_them():
     assert got["refused_by_asks_unasked_faithful"] == "1/2"
     assert got["refused_by_speaker_swapped_faithful"] == "1/1"
     assert got["refused_by_second_reading_faithful"] == "0/1"
+
+
+def test_the_notes_strategys_bullets_are_drawn_without_their_headings_and_with_their_notes_part(tmp_path, monkeypatch):
+    text = " ".join(f"Sentence {i} says the budget is {i} euros." for i in range(50))
+    notes, lines = [], []
+    for i in range(6):
+        quote = f"Sentence {i * 5} says the budget is {i * 5} euros."
+        start = text.index(quote)
+        notes.append({"id": i + 1, "quote": quote, "part": i // 2, "start_char": start, "end_char": start + len(quote)})
+        if i % 2 == 0:
+            lines.append({"text": f"## Budget, part {i // 2}", "notes": []})
+        lines.append({"text": f"- The budget is {i * 5} euros.", "notes": [i + 1]})
+    _kept_run(tmp_path / "keep", tmp_path / "corpus", text, lines, notes, strategy="notes")
+    monkeypatch.setattr(bench.quality, "CORPUS", tmp_path / "corpus")
+    assert draw(tmp_path / "keep", per_doc=3, seed=1) == []                # not an account run
+    rows = draw(tmp_path / "keep", per_doc=6, seed=1, strategy="notes")
+    assert [r["sentence"] for r in rows] == [f"The budget is {i * 5} euros." for i in range(6)]
+    assert [r["part"] for r in rows] == [0, 0, 1, 1, 2, 2]
