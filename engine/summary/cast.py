@@ -36,7 +36,8 @@ Although Though Still Yet Instead Suddenly Again Even Only Never Always Once Soo
 Since Until Unless Whether Outside Inside Above Below Under Over Through During Without Within Across Behind Beyond
 Besides Otherwise Indeed Certainly Probably Chapter Part Section Slide Page Table Figure Note""".split())
 _SENTENCE_START = re.compile(r"(?:^|[.!?]['\"”’)]?\s+|\n\s*|[\"“‘(]\s*)([A-Z][a-z]+)")
-_NAMES = (re.compile(r"\b[A-Z][a-z]{2,} [A-Z][a-z]{2,}\b"), re.compile(r"\b[A-Z][a-z]{2,}\b"))
+# a hyphenated name is one name ("Kal-Jmar", a check-half story's city, was "Kal" and "Jmar")
+_NAMES = (re.compile(r"\b[A-Z][a-z]{2,} [A-Z][a-z]{2,}\b"), re.compile(r"\b[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)*\b"))
 
 # "[tool_call] Bash: {...}", "[tool_use] Read(...)": the tool's name after the marker
 _TOOL_NAME = re.compile(r"^\[(?:tool_call|tool_use)(?: [^\]\n]{1,40})?\] ?([A-Za-z_][\w.-]*)", re.M)

@@ -25,6 +25,7 @@ from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.prompts.notes import HEADING_CHARS, NotesLayout, heading_grammar
+from precis.engine.summary.cast import names_met
 from precis.engine.summary.checks import HEADING, heading_claim, judge
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note
@@ -66,6 +67,25 @@ def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
     if is_japanese(language):
         return f"## パート {first}" if first == last else f"## パート {first}〜{last}"
     return f"## Part {first}" if first == last else f"## Parts {first} to {last}"
+
+
+NAMES_IN_HEADING = 3
+
+
+def names_heading(bullets: list[Bullet], language: str | None = None) -> str | None:
+    """Who a section's notes are about, as its heading when the model's failed its checks twice: the speakers
+    and the recurring names of the notes and their sentences (engine.summary.cast.names_met), at most
+    NAMES_IN_HEADING ("## Syme, Tate and Kal-Jmar"); None where there are none, or in Japanese (whose names
+    code does not read here). "## Part 4" told a reader nothing (issue 38: a heading that only names parts);
+    the names say who the section is about and nothing its notes do not."""
+    if is_japanese(language):
+        return None
+    text = "\n".join([b.point for b in bullets] + [n.quote for b in bullets for n in b.notes])
+    names = names_met(text)[:NAMES_IN_HEADING]
+    if not names:
+        return None
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"## {said}"
 
 
 def _cjk(text: str) -> bool:
@@ -210,10 +230,16 @@ def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], se
             heading = retried
             written.flags.append("heading_retried")
     if problems:
-        heading = parts_heading(notes, layout.language)[3:]
         yield CollapseDetected(index, problems, 0, len(result.reply), 1,
                                f"the section's heading failed its checks ({', '.join(problems)})")
-        yield RoundRepaired(index, "parts_heading", 0, f"the section is headed by the parts it covers: {heading}")
+        named = names_heading(notes, layout.language)
+        if named:
+            heading = named[3:]
+            yield RoundRepaired(index, "names_heading", 0,
+                                f"the section is headed by the names its notes hold: {heading}")
+        else:
+            heading = parts_heading(notes, layout.language)[3:]
+            yield RoundRepaired(index, "parts_heading", 0, f"the section is headed by the parts it covers: {heading}")
     return heading
 
 

@@ -85,3 +85,9 @@ def test_the_names_met_by_a_point_of_a_chat_are_those_said_before_it_and_a_story
              "Ching brought the tray. Ching left.")
     assert Cast(PartsShown(story)).met_by(len(story)) == names_met(story) == ["Maitland", "Swarts", "Ching"]
     assert Cast(PartsShown(story)).tools == frozenset()
+
+
+def test_a_hyphenated_name_is_one_name():
+    story = ("Syme drove toward Kal-Jmar at dawn. Tate watched the towers of Kal-Jmar rise. "
+             "Syme stopped the car below Kal-Jmar. Tate got out.")
+    assert names_met(story) == ["Kal-Jmar", "Syme", "Tate"]           # the most used first; no "Kal", no "Jmar"

@@ -8,6 +8,9 @@ from precis.engine.prompts.layout import RoundLayout
 from precis.engine.prompts.presets import load_preset
 from precis.engine.runs.outputs import summary_markdown
 from precis.engine.runs.run import RunOptions
+from precis.engine.summary.compaction import Bullet
+from precis.engine.summary.evidence import Note
+from precis.engine.summary.writing import names_heading, parts_heading
 from tests.engine.notes_fixtures import finished_records, notes_run, report_of
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
@@ -29,21 +32,38 @@ def test_the_summary_file_nests_each_documents_sections_under_its_name_and_lists
     assert headings[headings.index("## tuesday.txt") - 1] == "### Sources" and headings[-1] == "### Sources"
 
 
-def test_a_heading_call_that_only_chats_is_replaced_by_the_parts_it_covers():
+def test_a_heading_call_that_only_chats_is_replaced_by_who_its_notes_are_about():
     def chatty(call):
         if call.kind == "write":
             return "Here is the summary you asked for.\nDo you want me to add more details?"
         return diligent(call)
     rt, plan, state, events = notes_run(chatty, sessions=3, preset="generic", summary_words=60)   # one heading
     write = finished_records(events)[-1]
-    # asked once more with the reminder, chatty again: the parts it covers
+    # asked once more with the reminder, chatty again: the people its notes' sentences are said by
     assert write.kind == "write" and "heading_no_heading" in write.flags and write.attempts == 2
     assert "heading_retried" not in write.flags
-    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["parts_heading"]
+    assert [e.how for e in events if isinstance(e, RoundRepaired)] == ["names_heading"]
     summary = state.summaries["day.txt"]
     assert "Here is" not in summary and "?" not in summary
     lines = summary.splitlines()
-    assert lines[0] == f"## Parts 1 to {plan.rounds}" and len(lines) == 1 + len(state.notes["day.txt"])
+    assert lines[0] == "## Mika and Priya Raman" and len(lines) == 1 + len(state.notes["day.txt"])
+    assert all(name in "\n".join(n["quote"] for n in state.notes["day.txt"]) for name in ("Mika", "Priya Raman"))
+
+
+def _bullet(i: int, point: str, quote: str, part: int = 0) -> Bullet:
+    return Bullet(point, (Note(i, point, quote, "story.txt", part, 0, len(quote), 1, 1, 100.0, "reworded"),))
+
+
+def test_a_failed_heading_names_the_people_its_notes_keep_coming_back_to_and_else_the_parts():
+    story = [_bullet(1, "Syme looks at the dome", "Syme looked up at the dome of the city."),
+             _bullet(2, "Tate shows Syme his machine", "Tate opened the suitcase and showed Syme the machine."),
+             _bullet(3, "Tate sets the machine up by the field", "Then Tate set it up close to the field."),
+             _bullet(4, "The door opens", "The door dilated and the air was heady.", part=3)]
+    assert names_heading(story) == "## Syme and Tate"
+    assert names_heading(story, "Japanese") is None
+    nameless = [_bullet(1, "The door opens", "The door dilated and the air was heady."),
+                _bullet(2, "The air is good", "The air was good, excellent air.", part=3)]
+    assert names_heading(nameless) is None and parts_heading(nameless) == "## Parts 1 to 4"
 
 
 def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_support_is_refused():
