@@ -1,14 +1,16 @@
 """A blind reading: a development document's human summary and two summaries of it, as A and B in random order.
 
-Usage: python -m bench.blind_reading RESULTS.json [MORE.json ...] --pair account plain --out DIR [--docs ID ...] [--seed N]
+Usage: python -m bench.blind_reading RESULTS.json [MORE.json ...] --pair account plain --out DIR
+       [--docs ID ...] [--seed N]
 
 Several results files are read in order, a later file's summary of a document by a strategy replacing an
 earlier one's: so a pair can set a strategy's newest run (the account at one commit) beside another strategy's
-run of another day (the notes strategy's). For each document of the results that has both strategies' summaries (and a human summary), writes
-DIR/<doc>.md (the human summary, then "Summary A" and "Summary B", references stripped, nothing that tells which
-strategy wrote which) and DIR/key.json (which strategy is A and which B, per document: kept apart, read only
-after the verdicts are written down). The reader is told only: "Which of A and B tells the document better, as
-the human summary tells it? Say A or B, and why." Their verdicts go to docs/quality.md with the key revealed.
+run of another day (the notes strategy's). For each document of the results that has both strategies'
+summaries (and a human summary), writes DIR/<doc>.md (the human summary, then "Summary A" and "Summary B",
+references stripped, nothing that tells which strategy wrote which) and DIR/key.json (which strategy is A and
+which B, per document, and which results file each came from: kept apart, read only after the verdicts are
+written down). The reader is told only: "Which of A and B tells the document better, as the human summary
+tells it? Say A or B, and why." Their verdicts go to docs/quality.md with the key revealed.
 """
 from __future__ import annotations
 
