@@ -63,6 +63,8 @@ class RunPlan:
     # Per-file summaries of documents of different kinds under the automatic preset: each document's own
     # rules (empty: every document follows ``layout``)
     document_layouts: dict[str, RoundLayout] = field(default_factory=dict)
+    strategy: str = ""                  # the strategy the estimate is of, and why it runs (the plan says both)
+    strategy_reason: str = ""
 
     def layout_for(self, document: str) -> RoundLayout:
         return self.document_layouts.get(document, self.layout)
@@ -110,7 +112,7 @@ class RunPlan:
                                         for p in d.parts]} for d in self.documents],
                "budget": self.budget.as_dict(), "rounds": self.rounds, "chunks": chunks,
                "preset": self.layout.preset.name, "preset_chosen_for": self.layout.preset_reason,
-               "date": self.layout.date}
+               "date": self.layout.date, "strategy": self.strategy, "strategy_chosen_for": self.strategy_reason}
         if self.document_layouts:
             out["presets_by_document"] = {name: {"preset": layout.preset.name, "chosen_for": layout.preset_reason}
                                           for name, layout in self.document_layouts.items()}
@@ -134,7 +136,7 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
                speeds: Speeds | None = None, progress=None, strategy: str = "rolling",
                summary_words: int | None = None, document_layouts: dict[str, RoundLayout] | None = None,
-               **overrides) -> RunPlan:
+               strategy_reason: str = "", **overrides) -> RunPlan:
     """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
     ``progress(done_chars, total_chars)`` follows the chunking of long documents. With ``document_layouts``
     (documents that follow rules of their own) the budget is the one of the longest rules: every
@@ -147,7 +149,7 @@ def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str
     budget = make_budget(tokenizer, widest, n_ctx, **overrides)
     documents = plan_documents(tokenizer, texts, budget, progress)
     return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy, summary_words),
-                   document_layouts=document_layouts)
+                   document_layouts=document_layouts, strategy=strategy, strategy_reason=strategy_reason)
 
 
 def duration_text(seconds: float) -> str:

@@ -15,13 +15,14 @@ class ModelProfile:
     effective_chunk_tokens: int | None
     default_strategy: str
     rough: bool                         # summaries will be rough: say so, offer better models
+    why: str = ""                       # why its default strategy, as the plan says it
 
 
 @lru_cache(maxsize=1)
 def _profiles() -> list[tuple[float | None, ModelProfile]]:
     data = json.loads((importlib_resources.files("precis.resources") / "model_profiles.json").read_text("utf-8"))
     return [(p["up_to_billion_params"], ModelProfile(p["label"], p["effective_chunk_tokens"], p["default_strategy"],
-                                                     bool(p.get("rough"))))
+                                                     bool(p.get("rough")), p.get("why", "")))
             for p in data["profiles"]]
 
 

@@ -43,6 +43,9 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
                       f"{b.summary_in_cap:,} + chunk {b.chunk_budget:,} + summary out {b.summary_out_cap:,} + margin "
                       f"{b.margin:,} tokens"
                       + (f" (overlap {b.overlap_tokens:,} of the chunk)" if b.overlap_tokens else ""))]
+    if plan.strategy:
+        lines.insert(1, PlanLine(f"Strategy: {plan.strategy}" + (f" ({plan.strategy_reason})"
+                                                                   if plan.strategy_reason else "")))
     if b.context_chunk_budget > b.chunk_budget:
         lines.append(PlanLine(f"Chunks of {b.chunk_budget:,} tokens: the context allows {b.context_chunk_budget:,}, "
                               f"but models of this size summarize best at {b.effective_chunk_tokens:,} or less "

@@ -193,6 +193,18 @@ def strategy_of(request: RunRequest, model_path: Path | None) -> str:
     return profile.default_strategy if profile else "rolling"
 
 
+def strategy_reason(strategy: str, profile: ModelProfile | None) -> str:
+    """Why ``strategy`` runs, as the plan says it: the model's size profile's default and why it is, or that
+    another was chosen over it. True whether the request said "auto" or named it (a job resolves "auto"
+    before it plans)."""
+    if profile is None:
+        return "the default when the model's size is unknown" if strategy == "rolling" else "as asked"
+    if strategy == profile.default_strategy:
+        return f"the default for {profile.label} models: {profile.why}" if profile.why else \
+            f"the default for {profile.label} models"
+    return f"as asked, over the default for {profile.label} models ({profile.default_strategy})"
+
+
 def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_path: Path | None,
              progress=None, *, measured_here: bool = True) -> RunPlan:
     """Budget, chunks and time estimate with ``tokenizer`` (the model's own: loaded, vocab-only, or a
@@ -204,9 +216,11 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
     if overrides["max_chunk_tokens"] is None:
         profile = profile_of(model_path)
         overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
+    strategy = strategy_of(request, model_path)
     return build_plan(tokenizer, layout_of(request, documents), request.n_ctx,
-                      summary_texts(documents, request.per_file), speeds, progress, strategy_of(request, model_path),
-                      request.summary_words, document_layouts_of(request, documents), **overrides)
+                      summary_texts(documents, request.per_file), speeds, progress, strategy,
+                      request.summary_words, document_layouts_of(request, documents),
+                      strategy_reason=strategy_reason(strategy, profile_of(model_path)), **overrides)
 
 
 def served_model_path(server_runtime) -> Path | None:
