@@ -25,7 +25,7 @@ from precis.engine.events import CollapseDetected, RoundRepaired, RoundStarted
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.prompts.layout import WORST_REMINDER
 from precis.engine.prompts.notes import HEADING_CHARS, NotesLayout, heading_grammar
-from precis.engine.summary.cast import names_met
+from precis.engine.summary.cast import names_met, speakers_of
 from precis.engine.summary.checks import HEADING, heading_claim, judge
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note
@@ -70,18 +70,40 @@ def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
 
 
 NAMES_IN_HEADING = 3
+# Capitalised words that recur and name no one: days, months, and a program's values in a chat's output ("None":
+# a section of the bundled sample day was headed "Mika, None and Customers")
+_NOT_WHO = set("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July
+August September October November December None True False Null Error Warning""".split())
+_LETTERED_SPEAKER = re.compile(r"\b(?:[A-Z][A-Za-z]+ )+[A-Z]\b(?![.'’\w])")      # "Grad B", "PhD D", "Professor C"
 
 
 def names_heading(bullets: list[Bullet], language: str | None = None) -> str | None:
-    """Who a section's notes are about, as its heading when the model's failed its checks twice: the speakers
-    and the recurring names of the notes and their sentences (engine.summary.cast.names_met), at most
-    NAMES_IN_HEADING ("## Syme, Tate and Kal-Jmar"); None where there are none, or in Japanese (whose names
-    code does not read here). "## Part 4" told a reader nothing (issue 38: a heading that only names parts);
-    the names say who the section is about and nothing its notes do not."""
+    """Who a section's notes are about, as its heading when the model's failed its checks twice, held by two
+    notes or more, at most NAMES_IN_HEADING: the speakers of the notes' sentences first, as the document
+    labels them ("## Industrial Designer and Marketing"), then the recurring names of the notes and their
+    sentences (engine.summary.cast.names_met; "## Syme, Tate and Kal-Jmar"), a word of a longer name held as
+    well left out, and a role's word ("Grad" of "Grad B") always. None where there are none, or in Japanese
+    (whose names code does not read here). "## Part 4" told a reader nothing (issue 38: a heading that only
+    names parts); the names say who the section is about and nothing its notes do not."""
     if is_japanese(language):
         return None
-    text = "\n".join([b.point for b in bullets] + [n.quote for b in bullets for n in b.notes])
-    names = names_met(text)[:NAMES_IN_HEADING]
+    each = ["\n".join([b.point] + [n.quote for n in b.notes]) for b in bullets]
+    speakers = [name for name, _ in speakers_of("\n".join(n.quote for b in bullets for n in b.notes)).most_common()]
+    # a turn inside a speaker's stretch carries no label; its note still names the speaker ("Grad B explains")
+    lettered = list(dict.fromkeys(_LETTERED_SPEAKER.findall("\n".join(b.point for b in bullets))))
+    recurring = names_met("\n".join(each))
+    # "Grad" of "Grad B" is a role, never someone
+    roles = {name.split()[0] for name in speakers + lettered if _LETTERED_SPEAKER.fullmatch(name)}
+
+    def held(names: list[str]) -> list[str]:
+        found = [name for name in names if name not in _NOT_WHO and name not in roles
+                 and sum(bool(re.search(rf"\b{re.escape(name)}\b", t)) for t in each) >= 2]
+        return [name for name in found if not any(name != n and name in n.split() for n in found)]
+    # a label the model put on its own note ("PM: It's a pity ...") is not the document's name for anyone
+    invented = set(speakers_of("\n".join(b.point for b in bullets))) - set(speakers)
+    who = held(speakers)
+    who += [name for name in held(lettered + recurring) if name not in invented and not any(name in s for s in who)]
+    names = who[:NAMES_IN_HEADING]
     if not names:
         return None
     said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

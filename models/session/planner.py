@@ -213,14 +213,14 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
     speeds = known_speeds(model_path, runtime_settings_of(request).n_threads, speed_placement(request)) \
         if model_path and measured_here else None
     overrides = request.budget_overrides()
+    profile = profile_of(model_path)
     if overrides["max_chunk_tokens"] is None:
-        profile = profile_of(model_path)
         overrides["max_chunk_tokens"] = profile.effective_chunk_tokens if profile else None
     strategy = strategy_of(request, model_path)
     return build_plan(tokenizer, layout_of(request, documents), request.n_ctx,
                       summary_texts(documents, request.per_file), speeds, progress, strategy,
                       request.summary_words, document_layouts_of(request, documents),
-                      strategy_reason=strategy_reason(strategy, profile_of(model_path)), **overrides)
+                      strategy_reason=strategy_reason(strategy, profile), **overrides)
 
 
 def served_model_path(server_runtime) -> Path | None:

@@ -64,6 +64,13 @@ def test_a_failed_heading_names_the_people_its_notes_keep_coming_back_to_and_els
     nameless = [_bullet(1, "The door opens", "The door dilated and the air was heady."),
                 _bullet(2, "The air is good", "The air was good, excellent air.", part=3)]
     assert names_heading(nameless) is None and parts_heading(nameless) == "## Parts 1 to 4"
+    # a meeting: the speakers first, as the transcript labels them; "Grad" alone is a word of "Grad B"; a day's
+    # name recurs but names no one
+    meeting = [_bullet(1, "Grad B explains the belief net", "Grad B: So the belief net takes the features."),
+               _bullet(2, "Grad B asks about Saturday", "and then on Saturday we get the data ."),
+               _bullet(3, "Professor C says Grad B's net is fine", "Professor C: Yeah, the net is fine on Saturday."),
+               _bullet(4, "Professor C sets a deadline", "Professor C: Let's have it by next week .")]
+    assert names_heading(meeting) == "## Professor C and Grad B"
 
 
 def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_support_is_refused():
