@@ -29,8 +29,8 @@ CONTEXT_CHARS = 300         # the document's text either side of a cited sentenc
 
 def account_runs(keep: Path, strategy: str = "account"):
     """(document name, the document's text, lines, notes by id) of every run of ``strategy`` kept under
-    ``keep``: the account's, or the notes strategy's (its lines are the summary's bullets, each with the notes
-    it rests on; its headings, resting on none, are left out)."""
+    ``keep``: the account's, or the notes strategy's (its lines are the summary's headings and bullets, each
+    bullet with the notes it rests on)."""
     for run_json in sorted(keep.glob("data/runs/*/*-run.json")):
         run = json.loads(run_json.read_text(encoding="utf-8"))
         if run.get("strategy") != strategy:
@@ -38,7 +38,7 @@ def account_runs(keep: Path, strategy: str = "account"):
         state = json.loads((run_json.parent / "state.json").read_text(encoding="utf-8"))
         for doc in run["documents"]:
             name = doc["name"]
-            lines = [line for line in state["evidence"].get(name) or [] if line.get("notes")]
+            lines = state["evidence"].get(name) or []
             notes = {n["id"]: n for n in state["notes"].get(name) or []}
             yield name, _document_text(name), lines, notes
 
@@ -59,12 +59,14 @@ def draw(keep: Path, per_doc: int, seed: int, strategy: str = "account") -> list
     rng = random.Random(seed)
     out = []
     for name, text, lines, notes in account_runs(keep, strategy):
-        if not lines:
+        # a heading rests on no note and says nothing to label; "line" stays the line's place in the run's list
+        said = [(i, line) for i, line in enumerate(lines) if line.get("notes")]
+        if not said:
             continue
-        step = len(lines) / min(per_doc, len(lines))
-        picks = sorted({min(len(lines) - 1, int(i * step + rng.random() * step)) for i in range(per_doc)})
-        for i in picks:
-            line = lines[i]
+        step = len(said) / min(per_doc, len(said))
+        picks = sorted({min(len(said) - 1, int(k * step + rng.random() * step)) for k in range(per_doc)})
+        for k in picks:
+            i, line = said[k]
             cited = [notes[n] for n in line["notes"] if n in notes]
             part = line.get("part", cited[0].get("part") if cited else None)
             out.append({"doc": name, "line": i, "part": part, "sentence": line["text"].removeprefix("- "),

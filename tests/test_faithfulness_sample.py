@@ -121,3 +121,4 @@ def test_the_notes_strategys_bullets_are_drawn_without_their_headings_and_with_t
     rows = draw(tmp_path / "keep", per_doc=6, seed=1, strategy="notes")
     assert [r["sentence"] for r in rows] == [f"The budget is {i * 5} euros." for i in range(6)]
     assert [r["part"] for r in rows] == [0, 0, 1, 1, 2, 2]
+    assert [r["line"] for r in rows] == [1, 2, 4, 5, 7, 8]            # each bullet's place, headings counted
