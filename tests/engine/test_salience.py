@@ -10,6 +10,7 @@ from precis.engine.summary.salience import (
     sentences_of,
     subject_sentences,
     units_of,
+    unplaced,
 )
 
 MEETING = """Project Manager: Um so today we look at the remote control prototype and the budget.
@@ -355,3 +356,40 @@ def test_a_japanese_assemblys_turn_is_its_speakers_over_every_paragraph():
     assert long[2].body().startswith("横田基地")                         # the label is not what was said
     # a paragraph after a line of no one's (a heading, a stage direction) is no one's
     assert all(s.speaker == "" for s in sentences_of("〔休憩〕\n　" + MINUTES.splitlines()[3].strip() + "\n"))
+
+
+STORY = ('"Gentlemen, are any of you familiar with a race known as the Qornt and their invasion of the sector?" '
+         'Ambassador Nitworth glowered across his desk at the assembled staff members of the embassy. '
+         'He plucked a heavy parchment from a folder before him and read the whole message aloud to them. '
+         '"I have considered every single hypothesis from cloaks of invisibility to time travel," Magnan said. '
+         'Retief watched the alien warrior step out from the leafy branches beside the ancient hall. ')
+
+
+def _story_sentences() -> dict[str, object]:
+    return {s.text.lstrip('" ').split()[0]: s for s in sentences_of(STORY * 3)}
+
+
+def test_a_storys_sentence_that_does_not_say_who_it_is_about_is_unplaced():
+    found = _story_sentences()
+    assert unplaced(found["He"])                          # a pronoun: who?
+    assert unplaced(found["Gentlemen,"])                  # all a character's words, nobody said to say them
+    assert not unplaced(found["Ambassador"]) and not unplaced(found["Retief"])
+    assert not unplaced(found["I"])                       # the words are quoted and Magnan is named as saying them
+    meeting = sentences_of(MEETING)
+    assert not any(unplaced(s) for s in meeting)          # a turn's "I" and "we" are its speaker's
+
+
+def test_in_a_story_a_sentence_that_names_its_people_is_chosen_before_one_that_does_not():
+    found = _story_sentences()
+    he, named = found["He"], found["Retief"]
+    weights = DocumentWeights(STORY * 3)
+    assert weights.unplaced_weight < 1.0
+    plain = DocumentWeights(MEETING)
+    assert plain.unplaced_weight == 1.0                  # a meeting, a report: unchanged
+    # the same sentence, once with a pronoun and once named: the named one is chosen
+    text = ("He plucked a heavy parchment from a folder before him and read the whole message aloud. "
+            "Nitworth plucked a heavy parchment from a folder before him and read the whole message aloud. ")
+    story_weights = DocumentWeights(STORY * 3 + text)
+    chosen = select_sentences(text, story_weights, set(), 100, 1)
+    assert [s.text.split()[0] for s in chosen] == ["Nitworth"]
+    assert he.units and named.units
