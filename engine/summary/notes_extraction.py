@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from precis.engine.documents.spoken_text import AFTER_TITLE
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
-from precis.engine.prompts.notes import NotesLayout, parse_reworded, restate_grammar, reword_grammar
+from precis.engine.prompts.notes import NotesLayout, parse_reworded, restate_grammar, reword_example, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented
@@ -142,9 +142,11 @@ def said_plainly(point: str, sentence: str) -> str:
 
 def rewording_verdict(point: str, sentence: str, quote: str, part: str, language: str | None) -> tuple[str, Verdict]:
     """``point`` as the note of ``sentence`` (as the model was shown it; ``quote``: as the document writes it)
-    of ``part``: said plainly where it must be, and the checks' verdict on it (kind REWORDING)."""
+    of ``part``: said plainly where it must be, and the checks' verdict on it (kind REWORDING), the worked
+    example it was asked with in view (a word of it the part does not hold is the example's, not the part's)."""
     point = said_plainly(point, sentence)
-    return point, judge(rewording_claim(point, sentence, quote, part, language), REWORDING)
+    claim = replace(rewording_claim(point, sentence, quote, part, language), example=reword_example(language))
+    return point, judge(claim, REWORDING)
 
 
 def count_refusals(refused_by: dict[str, int], names: list[str]) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
 from precis.engine.prompts.account import CHAT_EXAMPLE_JA
+from precis.engine.prompts.notes import reword_example
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -74,7 +76,10 @@ def _said_twice(pieces: list[set[str]]) -> frozenset[str]:
 def _example_leak(claim: Claim) -> str | None:
     """Words of the worked example the part does not hold: the example's story told of this part. One word
     is enough when it is a name of the example's or a word it keeps coming back to ("a tiger symbol on the
-    front of the van", a development meeting with no van in it, of the meeting example's delivery van)."""
+    front of the van", a development meeting with no van in it, of the meeting example's delivery van). Of a
+    rewording too (the notes strategy's example: a launch moved to May, a price "as agreed"): replayed over
+    487 kept rewordings of the check half, it refused 8, "PhD D proposes moving the launch to May because he
+    has a Friday off" among them; 7 of the 8 labelled unfaithful, the other a story's "before")."""
     if not claim.example:
         return None
     leaked = (content_words(claim.example) & content_words(claim.text)) - content_words(claim.shown)
@@ -161,6 +166,12 @@ def _heading_unsupported(claim: Claim) -> str | None:
     return None
 
 
+def _reworded(point: str, sentence: str) -> Claim:
+    """A rewording of ``sentence`` with the notes strategy's worked example in view, as notes_extraction
+    judges it."""
+    return replace(_note(point, sentence), example=reword_example(None))
+
+
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
 EXAMPLE_JA = ("議長：では始めます。今日の議題は配送用バンです。\n佐藤：見積もりは二件です。\n"
               "議長：では、5月のレンタルで。")
@@ -229,8 +240,15 @@ CHECKS = (
                   Example(_note("Industrial Designer says the buttons can be printed in any colour",
                                 "Industrial Designer: you can get the buttons printed in any colour you want to ,"),
                           "want to ends a sentence"))),
-    Check("example_leak", frozenset({ACCOUNT_LINE}), None, _example_leak,
-          refuses=(Example(_line("議長が、リポジトリの現状を調査する。",
+    Check("example_leak", frozenset({ACCOUNT_LINE, REWORDING}), None, _example_leak,
+          refuses=(Example(_reworded("PhD D proposes moving the launch to May because he has a Friday off.",
+                                     "PhD D: Fridays I have to leave around two ."),
+                           "the rewording example's launch told of a sentence about leaving early (check-half "
+                           "meeting, labelled unfaithful)"),
+                   Example(_reworded("Grad A agrees with long-term solutions",
+                                     "Grad A: Well , that's the long term solution , I guess ."),
+                           "the example's 'as agreed' made an agreement (check-half meeting, labelled unfaithful)"),
+                   Example(_line("議長が、リポジトリの現状を調査する。",
                                  "[assistant] まずコードベースを調査して、現状を理解します。",
                                  example=EXAMPLE_JA, language="Japanese"),
                            "the Japanese meeting example's chair told of a day with an assistant (a development run)"),
@@ -243,6 +261,9 @@ CHECKS = (
                            "the Japanese chat example's 文字化け told of a day about a commit hook")),
           passes=(Example(_line("Maitland wakes in a dark room that is not his.", STORY, example=EXAMPLE),
                           "no word of the example's"),
+                  Example(_reworded("Marketing proposes to launch in autumn, after the trade fair",
+                                    "Marketing: I'd rather launch in autumn , after the trade fair ."),
+                          "the example's 'launch' where the part says it too"),
                   Example(_line("Maitland hires a crew.", STORY, example=EXAMPLE + " The ferry left."),
                           "one word the example says once: a word of any story"),
                   Example(_line("アシスタントがキャッシュの仕様を作成する。",
