@@ -264,3 +264,17 @@ def test_a_meetings_sentence_kept_as_said_says_who_said_it_and_the_heading_is_as
         state.summaries["day.txt"]
     headed = [ln for c in rt.calls if c.kind == "write" for ln in c.content.splitlines() if ln.startswith("[")]
     assert headed and not any(re.match(r"^\[\d+\] (?:" + "|".join(speakers) + ")", ln) for ln in headed)
+
+
+def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_in_english_only():
+    from precis.engine.summary.notes_extraction import rewording_verdict
+    sentence = "PhD D: Fridays I have to leave around two ."
+    _, leaked = rewording_verdict("PhD D proposes moving the launch to May because he has a Friday off.", sentence,
+                                  sentence, sentence, None)
+    assert "example_leak" in leaked.names
+    _, own = rewording_verdict("PhD D leaves around two on Fridays", sentence, sentence, sentence, None)
+    assert "example_leak" not in own.names
+    # a Japanese rewording's leak was not measured: its example is not held against it
+    ja = "営業: 来週の会議は午後にします。"
+    _, japanese = rewording_verdict("営業は発売の 5 月延期を提案", ja, ja, ja, "Japanese")
+    assert "example_leak" not in japanese.names
