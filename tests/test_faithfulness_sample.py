@@ -20,13 +20,22 @@ def _kept_run(keep, corpus, text: str, lines: list[dict], notes: list[dict], str
                                         encoding="utf-8")
 
 
+def _budget_text_and_note(sentences: int):
+    """A text of numbered budget sentences, and the note quoting its sentence k as note ``note_id``."""
+    text = " ".join(f"Sentence {i} says the budget is {i} euros." for i in range(sentences))
+
+    def note(note_id: int, k: int, **fields) -> dict:
+        quote = f"Sentence {k} says the budget is {k} euros."
+        start = text.index(quote)
+        return {"id": note_id, "quote": quote, "start_char": start, "end_char": start + len(quote), **fields}
+    return text, note
+
+
 def test_lines_are_drawn_over_the_whole_account_with_their_quotes_and_the_text_around_them(tmp_path, monkeypatch):
-    text = " ".join(f"Sentence {i} says the budget is {i} euros." for i in range(200))
+    text, note = _budget_text_and_note(200)
     notes, lines = [], []
     for i in range(20):
-        quote = f"Sentence {i * 10} says the budget is {i * 10} euros."
-        start = text.index(quote)
-        notes.append({"id": i + 1, "quote": quote, "start_char": start, "end_char": start + len(quote)})
+        notes.append(note(i + 1, i * 10))
         lines.append({"text": f"The budget is {i * 10} euros.", "part": i // 5, "notes": [i + 1]})
     _kept_run(tmp_path / "keep", tmp_path / "corpus", text, lines, notes)
     monkeypatch.setattr(bench.quality, "CORPUS", tmp_path / "corpus")
@@ -106,12 +115,10 @@ def test_refused_lines_are_scored_by_each_check_that_refused_them():
 
 
 def test_the_notes_strategys_bullets_are_drawn_without_their_headings_and_with_their_notes_part(tmp_path, monkeypatch):
-    text = " ".join(f"Sentence {i} says the budget is {i} euros." for i in range(50))
+    text, note = _budget_text_and_note(50)
     notes, lines = [], []
     for i in range(6):
-        quote = f"Sentence {i * 5} says the budget is {i * 5} euros."
-        start = text.index(quote)
-        notes.append({"id": i + 1, "quote": quote, "part": i // 2, "start_char": start, "end_char": start + len(quote)})
+        notes.append(note(i + 1, i * 5, part=i // 2))
         if i % 2 == 0:
             lines.append({"text": f"## Budget, part {i // 2}", "notes": []})
         lines.append({"text": f"- The budget is {i * 5} euros.", "notes": [i + 1]})

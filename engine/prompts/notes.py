@@ -63,14 +63,8 @@ REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to
 REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
                         "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
 
-
-def reword_example(language: str | None) -> str:
-    """The worked example a rewording was asked with, sentences and notes: its words are no evidence
-    (checks.grounding's example_leak)."""
-    if is_japanese(language):
-        return f"{REWORD_EXAMPLE_SENTENCES_JA}\n{REWORD_EXAMPLE_NOTES_JA}"
-    return f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
-
+# The exchange as one text, the words a rewording may not take from it (checks.grounding's example_leak)
+REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
 
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more

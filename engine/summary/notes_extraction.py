@@ -15,7 +15,7 @@ from precis.engine.documents.spoken_text import AFTER_TITLE
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.layout import is_japanese
-from precis.engine.prompts.notes import NotesLayout, parse_reworded, restate_grammar, reword_example, reword_grammar
+from precis.engine.prompts.notes import REWORD_EXAMPLE, NotesLayout, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented
@@ -147,7 +147,7 @@ def rewording_verdict(point: str, sentence: str, quote: str, part: str, language
     example it was asked with in view (a word of it the part does not hold is the example's, not the part's)."""
     point = said_plainly(point, sentence)
     # the English example only: a Japanese rewording's leak was not measured (its example is held aside)
-    example = "" if is_japanese(language) else reword_example(language)
+    example = "" if is_japanese(language) else REWORD_EXAMPLE
     claim = replace(rewording_claim(point, sentence, quote, part, language), example=example)
     return point, judge(claim, REWORDING)
 
