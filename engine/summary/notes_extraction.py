@@ -27,6 +27,7 @@ from precis.engine.summary.salience import (
     subject_sentences,
     units_of,
 )
+from precis.engine.summary.story_referents import teller, told_by, with_referent
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
@@ -277,21 +278,32 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
                               weights.sentences_in(part, part_offset))
-    extracts, shown = [], []
+    extracts, shown, tellers = [], [], []
+    # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
+    # named for the model; a character's words are shown as they are and their note put under the character's
+    # name after it passed (shown under it, the 1.5B model handed the words back: twice the copies refused)
+    referents = not is_japanese(layout.language)
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
-        point = sentence.said()
+        point, seen, who = sentence.said(), sentence.shown(), ""
+        if referents and not sentence.speaker and not sentence.turns:
+            end = sentence.start + len(sentence.text)
+            who = teller(part, sentence.start, end)
+            if not who:
+                point, seen = (with_referent(t, part, sentence.start, end) for t in (point, seen))
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
                     lines.line_of(max(s, e - 1)), 100.0, "extract")
         if is_repeat(note, earlier + extracts):
             out.check.repeats += 1
             continue
         extracts.append(note)
-        shown.append(sentence.shown())
+        shown.append(seen)
+        tellers.append(who)
     if not extracts:
         out.flags.append("nothing_to_note")
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
+    notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
     # No rewording passed: the sentences, cleaned, so that the part is not lost. Keeping only the part's
