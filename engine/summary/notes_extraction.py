@@ -18,7 +18,7 @@ from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import REWORD_EXAMPLE, NotesLayout, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
-from precis.engine.summary.checks.stance import plainly_said, proposal_invented
+from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
 from precis.engine.summary.salience import (
     DocumentWeights,
@@ -133,11 +133,13 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
 
 
 def said_plainly(point: str, sentence: str) -> str:
-    """A proposal ``sentence`` does not make, said plainly (``checks.stance.plainly_said``): the verb was the
-    fault, not the fact. Not of a condition: told as advice, a conditional sentence came back with its condition
-    turned around where no check can see it ("Orin suggests using rsync for backup if it fails" of "If rsync
-    fails for any reason, the fallback is pg_basebackup"), and is refused as before."""
-    if proposal_invented(point, sentence) and not conditional(point) and not conditional(sentence):
+    """A proposal ``sentence`` does not make, or does not make in so many words (``checks.stance.
+    proposal_unsaid``), said plainly (``checks.stance.plainly_said``): the verb was the fault, not the fact.
+    Not of a condition: told as advice, a conditional sentence came back with its condition turned around
+    where no check can see it ("Orin suggests using rsync for backup if it fails" of "If rsync fails for any
+    reason, the fallback is pg_basebackup"), and is refused as before."""
+    if (proposal_invented(point, sentence) or proposal_unsaid(point, sentence)) and not conditional(point) \
+            and not conditional(sentence):
         return plainly_said(point)
     return point
 

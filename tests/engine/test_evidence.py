@@ -14,10 +14,10 @@ from precis.engine.prompts.notes import (
 from precis.engine.summary.checks import REWORDING, judge, rewording_claim
 from precis.engine.summary.checks.grounding import broken_off
 from precis.engine.summary.checks.negation import INVERTED
-from precis.engine.summary.checks.stance import plainly_said, proposal_invented
+from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
 from precis.engine.summary.evidence import Note, is_repeat, normalise, numbers_held, point_supported, spelled_numbers
 from precis.engine.summary.language import named_language, wrong_language
-from precis.engine.summary.notes_extraction import cased_as_shown, first_sentence, numbered_answers
+from precis.engine.summary.notes_extraction import cased_as_shown, first_sentence, numbered_answers, said_plainly
 from precis.engine.summary.scaffold import scaffold_lines, strip_scaffold
 from precis.engine.summary.writing import heading_problems
 
@@ -284,3 +284,19 @@ def test_the_last_line_of_a_reply_that_ran_out_of_tokens_is_no_answer():
     ended = CallStats()
     ended.stopped_by = "eos"
     assert numbered_answers(CallResult(raw, raw, ended, 1.0), 2)[1] == "Marketing finds the LCD too expensive for the"
+
+
+def test_the_notes_say_a_proposal_only_of_a_sentence_that_puts_it_forward_in_so_many_words():
+    reported = "PhD F: She 's assigned , I think probably five or six more meetings ."
+    # "I think", "probably": enough for the check not to refuse it, not enough for the notes to call it a proposal
+    assert not proposal_invented("PhD F proposes five or six more meetings", reported)
+    assert proposal_unsaid("PhD F proposes five or six more meetings", reported)
+    assert said_plainly("PhD F proposes five or six more meetings", reported) == "PhD F mentions five or six more meetings"
+    for sentence in ("Grad A: So I think we should edit it out as a post-process step .",
+                     "Marketing: Let's move the launch to May .",
+                     "Project Manager: How about a rubber case ?",
+                     "Professor C: I suggest we start recording subjects within a month ."):
+        assert not proposal_unsaid("Someone proposes it", sentence), sentence
+        assert said_plainly("Someone proposes it", sentence) == "Someone proposes it"
+    assert not proposal_unsaid("PhD F mentions five or six more meetings", reported)     # no proposal said
+    assert not proposal_unsaid("営業は発売の 5 月延期を提案", "営業: 発売は 5 月です。")                  # English only
