@@ -7,10 +7,10 @@ Each row of the labelled set (bench/labels/rewordings.jsonl) is a note the 1.5B 
 the sentence as the model was shown it, the sentence as the document writes it, the rewording, the language
 asked, where its part lies in its document, and whether it is fair, with why. A rewording is judged as the
 notes strategy judges it (engine.summary.notes_extraction.rewording_verdict: a proposal the sentence does not
-make, or does not make in so many words, said plainly first, then every check of kind REWORDING), and its label is of the note as Precis would keep
-it. The part is read from the development corpus (../shared/corpora/dev) or the repository (the sample day);
-without it, the sentence stands for its part (said in the output). Form checks refuse some fair notes by
-design: a copy of its sentence is no rewording, a word is no note.
+make, or does not make in so many words, said plainly first, then every check of kind REWORDING), and its label
+is of the note as Precis would keep it. The part is read from the development corpus (../shared/corpora/dev)
+or the repository (the sample day); without it, the sentence stands for its part (said in the output). Form
+checks refuse some fair notes by design: a copy of its sentence is no rewording, a word is no note.
 """
 from __future__ import annotations
 
