@@ -283,7 +283,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     extracts, shown, tellers = [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
-    # name after it passed (shown under it, the 1.5B model handed the words back: twice the copies refused)
+    # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
     referents = not is_japanese(layout.language)
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)

@@ -37,6 +37,19 @@ def test_a_pronoun_tag_is_the_one_person_the_paragraphs_narration_names_else_no_
     assert teller(STORY, *span('"Tomorrow."')) == ""
 
 
+def test_a_tags_he_is_the_narrations_one_name_and_a_full_stop_ends_a_quotation_before_the_next_sentence():
+    story = ('  Pell looked at Vance, and Vance nodded to Pell.\n \n'
+             '  Pell stood by the hatch. "I will go to the moon tonight," he said.\n \n'
+             '  "My idea exactly," Vance said. "Take the skiff and the spare fuel." Pell hovered at the hatch.\n')
+
+    def told(sentence: str) -> str:
+        start = story.index(sentence)
+        return teller(story, start, start + len(sentence))
+    assert told('"I will go to the moon tonight,"') == "Pell"
+    # the words after a quotation ending in a full stop are the next sentence: the tag is the one before it
+    assert told('"Take the skiff and the spare fuel."') == "Vance"
+
+
 def test_an_opening_pronoun_is_the_one_person_named_before_it_in_its_paragraph():
     assert opening_referent(STORY, *span("He rolled it up and put it under his arm.")) == "Pell"
     # two people named before it: a reader would guess, code does not

@@ -103,9 +103,9 @@ def proposal_invented(point: str, source: str) -> bool:
 # so many words, by naming the act, with "let's", "how about", "why don't", "should", "we/you could", "we need
 # to", "I'd like", "maybe we", "instead" or "idea"; else its rewording's "proposes" or "suggests" is said
 # plainly ("mentions", "says"), which a reader cannot take for more than was said. Replayed over the check
-# half's hand-labelled meeting rewordings that propose (docs/quality.md, "A proposal in so many words"): of
-# the 43 this says plainly, 24 were labelled unfaithful, most for the act ("PhD F proposes five or six more
-# meetings" of "She's assigned, I think, probably five or six more meetings").
+# half's hand-labelled meeting lines that propose (docs/quality.md, "A proposal in so many words"): of the
+# notes' 25 this says plainly, 12 were labelled unfaithful, most for the act ("PhD F proposes five or six more
+# meetings" of "She's assigned, I think, probably five or six more meetings"); of the 11 it leaves, 5.
 _PROPOSED_IN_WORDS = re.compile(
     r"\b(?:propos\w*|suggest\w*|recommend\w*|advis\w*|let's|let us|how about|what about|why not|why don't|"
     r"should|shall we|we could|you could|we can|we might|could we|can we|i'd like|we'd like|i would like|"
