@@ -71,6 +71,9 @@ def test_a_characters_words_are_noted_under_their_name_unless_the_note_names_the
     assert told_by("They never come near the cities", "Syme") == "Syme: They never come near the cities"
     assert told_by("Syme says they never come near the cities", "Syme") == "Syme says they never come near the cities"
     assert told_by("They never come near the cities", "") == "They never come near the cities"
+    # the model's stand-in for the character's "I" is the name, not a label before it
+    assert told_by("The speaker loses hazard pay", "Quade") == "Quade loses hazard pay"
+    assert told_by("Nobody believes the speaker", "Quade") == "Nobody believes Quade"
     # a name inside another word is not the name
     assert told_by("Symes never come", "Syme") == "Syme: Symes never come"
 
