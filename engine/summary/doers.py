@@ -267,6 +267,30 @@ def same_speaker(speaker: str, doer: Doer) -> bool:
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
+def paragraph_of(text: str, start: int, end: int | None = None) -> tuple[int, int]:
+    """The (start, end) of the paragraph of ``text`` (between blank lines) that holds ``text[start:end]``."""
+    starts = [b.end() for b in _BLANK_LINE.finditer(text, 0, start)]
+    after = _BLANK_LINE.search(text, start if end is None else end)
+    return (starts[-1] if starts else 0), (after.start() if after else len(text))
+
+
+def quote_pairs(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
+    """The (opening, closing) offsets of the quotation marks of ``text[start:end]``; None where they do not
+    pair (a speech running on from the paragraph before, or on into the next)."""
+    marks = [i for i in range(start, end) if text[i] in _QUOTE_MARKS]
+    return None if len(marks) % 2 else list(zip(marks[::2], marks[1::2]))
+
+
+def beside_quote(text: str, pairs: list[tuple[int, int]], at: int, paragraph: tuple[int, int]) -> tuple[str, str]:
+    """(the words before the ``at``-th quotation of a paragraph, back to the quotation before it or the
+    paragraph's start; the words after it, up to the next quotation or the paragraph's end): where its speech
+    tag is."""
+    open_, close = pairs[at]
+    before = text[pairs[at - 1][1] + 1 if at else paragraph[0]:open_]
+    after = text[close + 1:pairs[at + 1][0] if at + 1 < len(pairs) else paragraph[1]]
+    return before, after
+
+
 @dataclass(frozen=True)
 class Saying:
     """Who says quoted words where a story has them: the first name or pronoun of the words beside the quote
@@ -285,20 +309,14 @@ def sayings(part: str, quote: str, doer: Doer) -> list[Saying]:
     lowercase = frozenset(re.findall(r"\b[a-z][a-z']+\b", part))
     found = []
     for m in re.finditer(r"\s+".join(re.escape(w) for w in words), part, re.I):
-        starts = [b.end() for b in _BLANK_LINE.finditer(part, 0, m.start())]
-        start = starts[-1] if starts else 0
-        end_blank = _BLANK_LINE.search(part, m.end())
-        end = end_blank.start() if end_blank else len(part)
-        marks = [i for i in range(start, end) if part[i] in _QUOTE_MARKS]
-        if len(marks) % 2:
+        paragraph = paragraph_of(part, m.start(), m.end())
+        pairs = quote_pairs(part, *paragraph)
+        if pairs is None:
             continue                # a speech running on from the paragraph before: its marks do not pair
-        pairs = list(zip(marks[::2], marks[1::2]))
         inside = [p for p in pairs if p[0] < m.start() and m.end() <= p[1]]
         if not inside:
             continue
-        at = pairs.index(inside[0])
-        after = part[inside[0][1] + 1:pairs[at + 1][0] if at + 1 < len(pairs) else end]
-        before = part[pairs[at - 1][1] + 1 if at else start:inside[0][0]]
+        before, after = beside_quote(part, pairs, pairs.index(inside[0]), paragraph)
         saying = _speaker_in(tokens(after if re.search(r"[A-Za-z]", after) else before), doer, lowercase)
         if saying:
             found.append(saying)

@@ -21,27 +21,10 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.summary.doers import is_name, tokens
+from precis.engine.summary.doers import beside_quote, is_name, paragraph_of, quote_pairs, tokens
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-_QUOTE_MARKS = frozenset('"“”')
 TAG_WORDS = 4                     # a speech tag names its speaker within its first words ("said Magnan softly")
 _SAYS_OPENING = frozenset({"he", "she"})
-
-
-def _paragraph(text: str, at: int) -> tuple[int, int]:
-    starts = [m.end() for m in _BLANK_LINE.finditer(text, 0, at)]
-    end = _BLANK_LINE.search(text, at)
-    return (starts[-1] if starts else 0), (end.start() if end else len(text))
-
-
-def _quote_pairs(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
-    """The (opening, closing) offsets of the quotation marks of ``text[start:end]``; None where they do not
-    pair (a speech running on from the paragraph before, or on into the next)."""
-    marks = [i for i in range(start, end) if text[i] in _QUOTE_MARKS]
-    if len(marks) % 2:
-        return None
-    return list(zip(marks[::2], marks[1::2]))
 
 
 # A name is written so inside a sentence at least once: a word only ever seen opening one is as often an adverb
@@ -106,8 +89,8 @@ def teller(text: str, start: int, end: int) -> str:
     sentence that has narration of its own (it says who itself). A paragraph of words alone, no tag, is not
     given to who spoke two paragraphs before: on a check-half story that turn-taking guess was wrong on 2 of
     the 4 read (a third person had spoken between)."""
-    p_start, p_end = _paragraph(text, start)
-    pairs = _quote_pairs(text, p_start, p_end)
+    p_start, p_end = paragraph_of(text, start)
+    pairs = quote_pairs(text, p_start, p_end)
     if not pairs:
         return ""
     body = text[start:end].strip().strip('"“”').strip()
@@ -117,8 +100,7 @@ def teller(text: str, start: int, end: int) -> str:
         return ""
     open_, close = pairs[at]
     names = _Names(text)
-    after = text[close + 1:pairs[at + 1][0] if at + 1 < len(pairs) else p_end]
-    before = text[pairs[at - 1][1] + 1 if at else p_start:open_]
+    before, after = beside_quote(text, pairs, at, (p_start, p_end))
     # words after a quotation that ends its sentence with a full stop are the next sentence, not its tag
     # ('"... backing up your conversation." Magnan hovered at Retief's side': Retief's words)
     if re.search(r"[A-Za-z]", after) and not text[open_:close].rstrip().endswith("."):
@@ -138,8 +120,8 @@ def opening_referent(text: str, start: int, end: int) -> str:
     words = tokens(text[start:end])
     if not words or words[0] not in ("He", "She"):
         return ""
-    p_start, _ = _paragraph(text, start)
-    pairs = _quote_pairs(text, p_start, start)
+    p_start, _ = paragraph_of(text, start)
+    pairs = quote_pairs(text, p_start, start)
     if pairs is None:
         return ""
     names = _Names(text)
