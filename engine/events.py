@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field, fields
 # failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped"; account rounds
 # "lines_refused" (a line failed its checks), "asked_again" (a line kept from the second ask), "reattributed" (a
 # line kept with the speaker whose turns hold it, engine.summary.reattribution), "act_restated" (a speaker said
-# to ask who put no question there, kept as talking about it), "nothing_kept".
+# to ask who put no question there, kept as talking about it), "nothing_kept"; notes rounds "pronoun_named" (a
+# story sentence's opening "he" or "she" named by the model's weighed answer, engine.summary.story_who).
 
 
 @dataclass

@@ -22,7 +22,8 @@ class FakeCall:
     number: int              # 0-based count of model calls
     kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
     #                          "account" (a part: what happens in it), "account_again" (one line from a passage),
-    #                          "reading" (a yes/no question: content the statement, summary its passage)
+    #                          "reading" (a yes/no question: content the statement, summary its passage),
+    #                          "who" (a lettered question: content the question and its choices, summary the story)
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -59,6 +60,8 @@ def diligent(call: FakeCall) -> str:
         return account_lines(call)
     if call.kind == "reading":
         return "Yes"
+    if call.kind == "who":            # undecided: every choice as likely, so no one is named
+        return ""
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
@@ -184,7 +187,9 @@ class FakeRuntime:
         self._begin_call(tokens, 1).stopped_by = "eos"
         call = _parse(prompt, len(self.calls))
         self.calls.append(call)
-        said = "No" if self.script(call).strip() == "No" else "Yes"
+        reply = self.script(call).strip()
+        # a lettered question ("A", "B" ...) takes the script's letter; a yes/no one, "No" only when said so
+        said = reply if reply in answers and reply not in ("Yes", "No") else "No" if reply == "No" else "Yes"
         self._cached = tokens
         return {a: (-0.05 if a == said else -3.0) for a in answers}
 
@@ -195,6 +200,9 @@ def _between(text: str, start: str, end: str) -> str:
 
 def _parse(prompt: str, number: int) -> FakeCall:
     user = prompt.rsplit("<|im_start|>user\n", 1)[-1].split("<|im_end|>", 1)[0]   # the last turn: the task
+    who = re.search(r"^Story:\n<<<\n(.*)\n>>>\n\n(In the last sentence, .*)", user, re.S)
+    if who:                             # who a story's "he" is: the passage, and the question with its choices
+        return FakeCall(number, "who", who.group(1), who.group(2), False, prompt)
     reading = re.search(r"^Text:\n<<<\n(.*)\n>>>\n\nStatement: (.*)\n\n", user, re.S)
     if reading:
         return FakeCall(number, "reading", reading.group(1), reading.group(2), False, prompt)

@@ -27,7 +27,8 @@ from precis.engine.summary.salience import (
     subject_sentences,
     units_of,
 )
-from precis.engine.summary.story_referents import teller, told_by, with_referent
+from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
+from precis.engine.summary.story_who import ask_opening_referent, named_opening
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
@@ -40,6 +41,7 @@ class PartNotes:
     check: NoteCheck = field(default_factory=NoteCheck)
     results: list = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    side_calls: list = field(default_factory=list)     # questions weighed, not written (who a "he" is)
 
 
 class LineIndex:
@@ -251,9 +253,27 @@ def as_noted(point: str, shown: str) -> str:
     return cased_as_shown(joined_letters(point), shown)
 
 
+def _named_by_model(ctx, point: str, seen: str, document_text: str | None, part: str, part_offset: int,
+                    start: int, end: int, out: PartNotes):
+    """``point`` and ``seen`` with their opening "He" or "She" named by the model's weighed answer where code
+    left it (engine.summary.story_who), the question kept in ``out.side_calls``."""
+    if not OPENING_PRONOUN.match(seen):
+        return point, seen
+    text, offset = (document_text, part_offset) if document_text is not None else (part, 0)
+    answer, result = ask_opening_referent(ctx, text, offset + start, offset + end)
+    if result is not None:
+        out.side_calls.append(result)
+    if answer is None or not answer.name:
+        return point, seen
+    if "pronoun_named" not in out.flags:
+        out.flags.append("pronoun_named")
+    return named_opening(point, answer.name), named_opening(seen, answer.name)
+
+
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
-                           weights: DocumentWeights, budget_chars: int, language: str | None = None):
+                           weights: DocumentWeights, budget_chars: int, language: str | None = None,
+                           document_text: str | None = None):
     """Generator (yields RoundStarted, TokensGenerated); returns PartNotes.
 
     Code chooses the part's sentences that add most to what the earlier notes hold (engine.summary.
@@ -261,7 +281,9 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     every rewording. The sentence is the note's quote, so every note is evidence by construction. A
     sentence whose rewording fails its checks is dropped when others of the part passed (verbatim
     sentences are what a summary copies), else kept cleaned of fillers: a part is never lost.
-    ``language``: the notes' language (the one asked for, else the document's when Precis can name it)."""
+    ``language``: the notes' language (the one asked for, else the document's when Precis can name it).
+    ``document_text``: the whole document the part starts at ``part_offset`` of, read back from a sentence for
+    who its opening "he" is (engine.summary.story_who); without it, the part."""
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
@@ -292,7 +314,9 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
             end = sentence.start + len(sentence.text)
             who = teller(part, sentence.start, end)
             if not who:
-                point, seen = (with_referent(t, part, sentence.start, end) for t in (point, seen))
+                named = (with_referent(t, part, sentence.start, end) for t in (point, seen))
+                point, seen = _named_by_model(ctx, *named, document_text, part, part_offset, sentence.start,
+                                              end, out)
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
                     lines.line_of(max(s, e - 1)), 100.0, "extract")
         if is_repeat(note, earlier + extracts):

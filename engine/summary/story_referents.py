@@ -19,6 +19,7 @@ read: in dialogue it is usually the other speaker's.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from precis.engine.summary.doers import beside_quote, is_name, paragraph_of, quote_pairs, tokens
@@ -36,7 +37,7 @@ def _person(word: str) -> str:
     return re.split(r"['’]", word)[0]
 
 
-class _Names:
+class Names:
     """What counts as a person's name in one text: capitalised, never written in lower case, and seen inside
     a sentence at least once."""
 
@@ -51,6 +52,11 @@ class _Names:
         return [_person(w) for w in tokens(text) if w[0].isalpha() and self.is_name(w)]
 
 
+@functools.lru_cache(maxsize=4)            # one story per run: read once, not per sentence
+def names_of(text: str) -> Names:
+    return Names(text)
+
+
 def _narration(text: str, start: int, end: int, pairs: list[tuple[int, int]]) -> str:
     """``text[start:end]`` with what its quotation marks hold left out."""
     kept, at = [], start
@@ -63,13 +69,13 @@ def _narration(text: str, start: int, end: int, pairs: list[tuple[int, int]]) ->
     return " ".join(kept)
 
 
-def _one_named(text: str, names: _Names) -> str:
+def _one_named(text: str, names: Names) -> str:
     """The one person ``text`` names (several mentions of one name count once); "" for none or several."""
     names = set(names.named_in(text))
     return names.pop() if len(names) == 1 else ""
 
 
-def _tag_speaker(words: list[str], names: _Names) -> str:
+def _tag_speaker(words: list[str], names: Names) -> str:
     """The name or "he"/"she" of a speech tag's first words ("Nitworth said coldly", "said Magnan", "he
     snapped"); "" where its first capitalised word is neither ("The Political Officer placed ...")."""
     for w in words[:TAG_WORDS]:
@@ -99,7 +105,7 @@ def teller(text: str, start: int, end: int) -> str:
     if at is None:
         return ""
     open_, close = pairs[at]
-    names = _Names(text)
+    names = names_of(text)
     before, after = beside_quote(text, pairs, at, (p_start, p_end))
     # words after a quotation that ends its sentence with a full stop are the next sentence, not its tag
     # ('"... backing up your conversation." Magnan hovered at Retief's side': Retief's words)
@@ -124,20 +130,20 @@ def opening_referent(text: str, start: int, end: int) -> str:
     pairs = quote_pairs(text, p_start, start)
     if pairs is None:
         return ""
-    names = _Names(text)
+    names = names_of(text)
     who = _one_named(_narration(text, p_start, start, pairs), names)
     # "He was quite young, Tate saw": a pronoun is not the name its own sentence gives
     return "" if who in names.named_in(text[start:end]) else who
 
 
-_OPENING_PRONOUN = re.compile(r"^(He|She)\b")
+OPENING_PRONOUN = re.compile(r"^(He|She)\b")
 
 
 def with_referent(shown: str, text: str, start: int, end: int) -> str:
     """``shown`` (a story's narration sentence as the model is shown it) with the name for its opening "He" or
     "She" where code can tell (``opening_referent``); else as it was."""
     who = opening_referent(text, start, end) if shown else ""
-    return _OPENING_PRONOUN.sub(who, shown, count=1) if who else shown
+    return OPENING_PRONOUN.sub(who, shown, count=1) if who else shown
 
 
 _THE_SPEAKER = re.compile(r"\bthe speaker\b", re.I)

@@ -144,8 +144,9 @@ def _told_by_notes(ctx: RunContext, index: int, doc: PlannedDocument, chunk, not
     part = doc.text[chunk.sent_start_char:chunk.end_char]
     found = yield from salient_notes_for_part(ctx, index, "account", doc.name, chunk, part, chunk.sent_start_char,
                                               total_rounds, first_id, line_index, notes, weights,
-                                              ctx.part_notes_chars(doc, chunk), language)
+                                              ctx.part_notes_chars(doc, chunk), language, doc.text)
     got.results += found.results
+    got.readings += found.side_calls
     kept = []
     for note in found.notes:
         # a note's sentence can be a question or a character's "I ..." line: the form checks an account's

@@ -281,9 +281,10 @@ class RunContext:
         lines, weights = self.document_index(doc)
         got = yield from salient_notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char,
                                                 total, first_id, lines, earlier, weights,
-                                                self.part_notes_chars(doc, chunk), document_language(self, doc))
+                                                self.part_notes_chars(doc, chunk), document_language(self, doc),
+                                                doc.text)
         self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
-        results.extend(got.results)
+        results.extend(got.side_calls + got.results)        # the part's reply stays the last call
         self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped
         how = "extracted" if "extracted" in got.flags else "notes_fallback"
         if not got.notes:

@@ -98,13 +98,14 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
                                            sum(c.tokens for c in doc.chunks), *written_chars(notes, refused_chars))
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
                                                 total_rounds, _next_id(notes), lines, notes, weights, budget_chars,
-                                                language)
+                                                language, doc.text)
         notes += got.notes
         kept_quotes = {n.quote for n in got.notes}
         refused_chars += sum(_reading_chars(q) for q in got.check.unsupported if q not in kept_quotes)
         ctx.state.notes[doc.name] = [n.as_dict() for n in notes]
         after = notes_text(notes)
-        record = replace(ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags),
+        record = replace(ctx.record(index, "notes", doc.name, chunk, before, after, got.results, got.flags,
+                                    got.side_calls),
                          **note_counts(got.check))                  # check.kept is the part's notes
         yield ctx.finish_round(record, doc.name, after)
     if ctx.state.rounds_of(doc.name, "write") and doc.name in ctx.state.evidence:

@@ -1,0 +1,103 @@
+"""Who a story's opening "He" or "She" is, asked of the model where code cannot tell (engine.summary.story_who)."""
+import re
+
+from precis.engine.summary.story_who import Answer, ask_opening_referent, choices_for, named_opening, people
+
+# A made-up story: Vance is "she", Pell and Orm "he"; Venus and Kettering are places
+STORY = (
+    "  Captain Vance stepped onto the bridge of the Kettering, and Pell looked up from his chart. Then Vance\n"
+    "said she was tired and she sat down. Then Pell checked his gauges and he frowned. Then Orm laughed at his\n"
+    "joke and he shook his head. Then Orm turned to Pell. She walked to the window and looked at Venus.\n \n"
+    "  They flew on to Venus for a week, far from Kettering, and the crew slept.\n \n"
+    "  He woke first.\n"
+)
+
+
+def span(sentence: str) -> tuple[int, int]:
+    start = STORY.index(sentence)
+    return start, start + len(sentence)
+
+
+def test_people_are_the_names_that_act_with_the_pronouns_that_follow_them():
+    cast = people(STORY)
+    assert cast == {"Vance": "she", "Pell": "he", "Orm": "he"}        # Venus, Kettering: after "to", "of", "at"
+
+
+def test_the_choices_are_the_people_named_before_nearest_first_none_of_the_other_pronoun():
+    start, _ = span("He woke first.")
+    assert choices_for(STORY, start, "he") == ["Pell", "Orm"]         # Vance is "she"
+    assert choices_for(STORY, start, "she") == ["Vance"]
+    assert choices_for(STORY, 0, "he") == []
+
+
+class Weighs:
+    """A run's ``weigh``: the letters' log-probabilities given, the question kept."""
+
+    def __init__(self, found):
+        self.found, self.asked = found, []
+
+    def weigh(self, messages, answers):
+        self.asked.append((messages, list(answers)))
+        return (None if self.found is None else {a: self.found.get(a, -9.0) for a in answers}), "call"
+
+
+def test_the_models_answer_names_the_pronoun_only_when_clearly_likelier_than_every_other_choice():
+    sentence = span("He woke first.")
+    sure = Weighs({"A": -0.1, "B": -2.0, "C": -3.0})                  # A) Pell, B) Orm, C) someone else
+    answer, call = ask_opening_referent(sure, STORY, *sentence)
+    assert answer == Answer("Pell", 1.9) and answer.name == "Pell" and call == "call"
+    messages, letters = sure.asked[0]
+    assert letters == ["A", "B", "C"] and "A) Pell\nB) Orm\nC) someone else" in messages[-1]["content"]
+    assert messages[-1]["content"].index("flew on to Venus") < messages[-1]["content"].index('who is "He"')
+    unsure = Weighs({"A": -0.6, "B": -1.2})
+    assert ask_opening_referent(unsure, STORY, *sentence)[0].name == ""         # 0.6 < WHO_MARGIN
+    nobody = Weighs({"C": -0.1})
+    assert ask_opening_referent(nobody, STORY, *sentence)[0].name == ""         # "someone else"
+
+
+def test_no_question_without_an_opening_pronoun_a_person_to_choose_or_a_runtime_that_weighs():
+    assert ask_opening_referent(Weighs({}), STORY, *span("Then Orm turned to Pell.")) == (None, None)
+    # before "She" this story names only men: no one to choose, nothing asked
+    men = "  Then Pell sighed and he sat on his bunk. Then Orm sighed and he sat on his chair. She waved.\n"
+    waved = men.index("She waved.")
+    asked = Weighs({"A": 0.0})
+    assert choices_for(men, waved, "she") == [] and choices_for(men, waved, "he") == ["Orm", "Pell"]
+    assert ask_opening_referent(asked, men, waved, waved + len("She waved.")) == (None, None) and asked.asked == []
+    assert ask_opening_referent(Weighs(None), STORY, *span("He woke first."))[0] is None
+
+
+def test_the_named_opening_replaces_only_the_first_pronoun():
+    assert named_opening("He woke first and he ate.", "Pell") == "Pell woke first and he ate."
+    assert named_opening("He woke first.", "") == "He woke first."
+
+
+def test_in_a_run_a_he_its_paragraph_leaves_unnamed_is_shown_named_when_the_model_is_sure():
+    """The notes strategy over a made-up story with the scripted fake runtime: a paragraph of one sentence
+    opening "He" is asked about; the script makes Pell clearly likeliest, so the model rewords "Pell ...", the
+    quote stays the document's "He ...", and the question is counted in the round's calls."""
+    from tests.engine.notes_fixtures import generic_notes_run
+    from tests.fake_runtime import diligent
+
+    def sure_of_pell(call):
+        if call.kind == "who":
+            choices = dict(re.findall(r"^([A-Z])\) (.+)$", call.content, re.M))
+            return next((letter for letter, name in choices.items() if name == "Pell"), "")
+        return diligent(call)
+
+    paragraphs = []
+    for k in range(3):
+        paragraphs += [f"  Captain Vance crossed the bridge of freighter {k}, and Pell checked the fuel gauges "
+                       f"against the morning log of the reactor.",
+                       f"  He carried the heavy chart of sector {k} down to the engine room below the galley "
+                       f"and locked it in the cabinet."]
+    story = "\n \n".join(paragraphs) + "\n"
+    rt, state = generic_notes_run(sure_of_pell, story)
+    asked = "\n".join(c.content for c in rt.calls if c.kind == "reword")
+    carried = [n for n in state.notes["day.txt"] if n["quote"].startswith("He carried")]
+    assert carried and "] Pell carried the heavy chart" in asked and "] He carried" not in asked
+    assert any(c.kind == "who" for c in rt.calls)
+    rounds = [r for r in state.rounds if r.kind == "notes"]
+    assert sum(r.attempts for r in rounds) == sum(1 for c in rt.calls if c.kind in ("reword", "restate", "who"))
+
+    undecided = generic_notes_run(diligent, story)[0]
+    assert "] He carried the heavy chart" in "\n".join(c.content for c in undecided.calls if c.kind == "reword")
