@@ -125,7 +125,7 @@ class PartIndex:
             for i, found in enumerate(self.sentence_units):
                 if i in chosen:
                     continue
-                gain = sum(self.weight[u] for u in (found & wanted) - covered)
+                gain = math.fsum(self.weight[u] for u in (found & wanted) - covered)    # order-free: see salience
                 if gain > best_gain:
                     best, best_gain = i, gain
             # a further reference must add a unit that is not in every other sentence

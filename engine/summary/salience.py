@@ -355,13 +355,15 @@ def select_sentences(part: str, weights: DocumentWeights, covered: set[str], bud
         for sentence in candidates:
             if sentence in chosen or (chosen and used + sentence.reading_chars > budget_chars):
                 continue
-            gain = (sentence.gain_factor * sum(weights.weight(u) for u in sentence.units - covered)
+            # fsum: a set's order changes from one process to the next (hash seeds), and a float sum in
+            # that order changed which of two equally weighty sentences won (a test failed 1 run in 20)
+            gain = (sentence.gain_factor * math.fsum(weights.weight(u) for u in sentence.units - covered)
                     / sentence.reading_chars ** LENGTH_POWER)
             if gain > best_gain:
                 best, best_gain = sentence, gain
         if best is None and not chosen and candidates:
             # nothing new in the whole part: still its most substantive sentence, so the part is not lost
-            best = max(candidates, key=lambda c: c.gain_factor * sum(weights.weight(u) for u in c.units))
+            best = max(candidates, key=lambda c: c.gain_factor * math.fsum(weights.weight(u) for u in c.units))
         if best is None:
             break
         chosen.append(best)
