@@ -27,7 +27,14 @@ from precis.engine.summary.salience import (
     subject_sentences,
     units_of,
 )
-from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
+from precis.engine.summary.story_referents import (
+    OPENING_PRONOUN,
+    in_quotation,
+    teller,
+    told_by,
+    unplaced,
+    with_referent,
+)
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
@@ -270,6 +277,21 @@ def _named_by_model(ctx, point: str, seen: str, document_text: str | None, part:
     return named_opening(point, answer.name), named_opening(seen, answer.name)
 
 
+def _placed(notes: list[Note], quoted: list[bool | None], out: PartNotes) -> list[Note]:
+    """``notes`` without the story notes a reader cannot place (engine.summary.story_referents.unplaced: "He
+    rolled over and sat in the darkness thinking", a character's "You'll want to talk with him" whose speaker
+    the tag does not give), where the part keeps a reworded note that can be placed: blind labellers counted
+    such lines unfaithful, and a summary's reader cannot tell whom they are about. ``quoted``: per note,
+    whether its sentence is a character's words (None: not a story's sentence, kept as it is)."""
+    unplaceable = [words is not None and n.origin == "reworded" and unplaced(n.point, words)
+                   for n, words in zip(notes, quoted)]
+    if not any(unplaceable) or not any(n.origin == "reworded" and not bad for n, bad in zip(notes, unplaceable)):
+        return notes
+    out.check.refused_by["unplaced"] = out.check.refused_by.get("unplaced", 0) + sum(unplaceable)
+    out.flags.append("unplaced_dropped")
+    return [n for n, bad in zip(notes, unplaceable) if not bad]
+
+
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
                            weights: DocumentWeights, budget_chars: int, language: str | None = None,
@@ -302,17 +324,18 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
                               weights.sentences_in(part, part_offset))
-    extracts, shown, tellers = [], [], []
+    extracts, shown, tellers, quoted = [], [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
     # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
     referents = not is_japanese(layout.language)
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
-        point, seen, who = sentence.said(), sentence.shown(), ""
+        point, seen, who, words = sentence.said(), sentence.shown(), "", None
         if referents and not sentence.speaker and not sentence.turns:
             end = sentence.start + len(sentence.text)
             who = teller(part, sentence.start, end)
+            words = in_quotation(part, sentence.start, end)
             if not who:
                 named = (with_referent(t, part, sentence.start, end) for t in (point, seen))
                 point, seen = _named_by_model(ctx, *named, document_text, part, part_offset, sentence.start,
@@ -325,11 +348,13 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         extracts.append(note)
         shown.append(seen)
         tellers.append(who)
+        quoted.append(words)
     if not extracts:
         out.flags.append("nothing_to_note")
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
     notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
+    notes = _placed(notes, quoted, out)
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
     # No rewording passed: the sentences, cleaned, so that the part is not lost. Keeping only the part's

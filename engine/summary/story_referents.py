@@ -88,6 +88,38 @@ def _tag_speaker(words: list[str], names: Names) -> str:
     return ""
 
 
+def _quotation_of(text: str, start: int, end: int):
+    """(the paragraph's quotation-mark pairs, the index of the one holding ``text[start:end]``, the paragraph's
+    span, the sentence's words without their marks), or None where no pair of the paragraph holds it."""
+    p_start, p_end = paragraph_of(text, start)
+    pairs = quote_pairs(text, p_start, p_end)
+    if not pairs:
+        return None
+    body = text[start:end].strip().strip('"“”').strip()
+    inner = text.find(body, start) if body else -1
+    at = next((k for k, (o, c) in enumerate(pairs) if o < inner and inner + len(body) <= c + 1), None)
+    return None if at is None else (pairs, at, (p_start, p_end), body)
+
+
+def in_quotation(text: str, start: int, end: int) -> bool:
+    """Whether the sentence ``text[start:end]`` is a character's words: inside a pair of quotation marks of
+    its paragraph, or opening with one (a speech running on from the paragraph before)."""
+    return _quotation_of(text, start, end) is not None or text[start:end].lstrip().startswith(('"', "“"))
+
+
+_UNPLACED_WORDS = re.compile(r"^[\"“]?(?:i|i'm|i'd|i've|i'll|me|my|we|we're|we've|we'll|we'd|us|our|you|you're|"
+                             r"you've|you'll|you'd|your)\b", re.I)
+_UNPLACED_NARRATION = re.compile(r"^[\"“]?(?:he|she|they|his|her|their|him|them)\b", re.I)
+
+
+def unplaced(point: str, quoted: bool) -> bool:
+    """Whether a story's note opens so that a reader cannot tell whom it is about: a character's words with
+    "I", "we" or "you" and no name put before them (``told_by`` found no speaker), or any note opening with
+    "he", "she" or "they". A first-person narrator's own "I" (narration, not a quotation) and an earnings
+    call's "we" (the company's prose has no quotation marks) are not counted."""
+    return bool(_UNPLACED_NARRATION.match(point) or (quoted and _UNPLACED_WORDS.match(point)))
+
+
 def teller(text: str, start: int, end: int) -> str:
     """Who says the sentence ``text[start:end]`` where it lies inside one pair of quotation marks: the speech
     tag after the quotation, else the narration just before it in the paragraph; a "he" or "she" there is the
@@ -95,15 +127,10 @@ def teller(text: str, start: int, end: int) -> str:
     sentence that has narration of its own (it says who itself). A paragraph of words alone, no tag, is not
     given to who spoke two paragraphs before: on a check-half story that turn-taking guess was wrong on 2 of
     the 4 read (a third person had spoken between)."""
-    p_start, p_end = paragraph_of(text, start)
-    pairs = quote_pairs(text, p_start, p_end)
-    if not pairs:
+    found = _quotation_of(text, start, end)
+    if found is None:
         return ""
-    body = text[start:end].strip().strip('"“”').strip()
-    inner = text.find(body, start) if body else -1
-    at = next((k for k, (o, c) in enumerate(pairs) if o < inner and inner + len(body) <= c + 1), None)
-    if at is None:
-        return ""
+    pairs, at, (p_start, p_end), body = found
     open_, close = pairs[at]
     names = names_of(text)
     before, after = beside_quote(text, pairs, at, (p_start, p_end))

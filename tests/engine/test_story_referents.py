@@ -130,3 +130,62 @@ def test_in_a_run_a_characters_words_are_noted_under_their_name_and_a_he_is_show
     rolled = [n for n in notes if n["quote"].startswith("He rolled")]
     assert rolled and all(n["point"].startswith("Pell takes") for n in rolled)
     assert "] Pell rolled the heavy chart up" in asked and "] He rolled" not in asked
+
+
+def test_a_note_nobody_can_place_opens_with_he_she_they_or_a_characters_unnamed_i_we_you():
+    from precis.engine.summary.story_referents import unplaced
+    assert unplaced("He rolled over and sat in the darkness thinking", quoted=False)
+    assert unplaced("They see darker walls in the gully", quoted=False)
+    assert unplaced("You'll want to talk with him", quoted=True) and unplaced("We've stopped these contests", True)
+    # under the speaker's name, or naming someone: placed
+    assert not unplaced("Syme: They never come near the cities", quoted=True)
+    assert not unplaced("Maitland turned his head", quoted=False)
+    # a first-person narrator's "I" and an earnings call's "we" are narration, not a character's words
+    assert not unplaced("I instruct the crew to look around", quoted=False)
+    assert not unplaced("We completed 2,780 real estate projects in 2020", quoted=False)
+
+
+def test_a_characters_words_are_the_sentences_inside_quotation_marks():
+    from precis.engine.summary.story_referents import in_quotation
+    assert in_quotation(STORY, *span('"Tomorrow."'))
+    assert in_quotation(STORY, *span("I want you to take the skiff to the moon tonight.\""))
+    assert not in_quotation(STORY, *span("He rolled it up and put it under his arm."))
+
+
+def test_in_a_run_a_note_nobody_can_place_is_dropped_where_the_part_keeps_another():
+    """A story whose untagged line of dialogue ("You will ...") is reworded "You ...": dropped from a part that
+    keeps another note, counted as refused ("unplaced") and flagged; a part whose only note it is keeps it."""
+    import re
+
+    from tests.engine.notes_fixtures import generic_notes_run
+    from tests.fake_runtime import diligent
+
+    def rewords(call):
+        if call.kind != "reword":
+            return diligent(call)
+        said = []
+        for i, sentence in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M):
+            number = re.search(r"\d+", sentence).group(0)
+            if "skiff" in sentence:
+                said.append(f"[{i}] You fly skiff {number} to the moon at night ahead of the convoy")
+            else:
+                said.append(f"[{i}] Vance inspects the reactor of freighter {number} with Pell before dawn")
+        return "\n".join(said) + "\n"
+
+    paragraphs = []
+    for k in range(3):
+        paragraphs += [f"  Captain Vance crossed the bridge of freighter {k} and nodded to Pell, who checked the "
+                       f"reactor gauges against the morning log.",
+                       f'  "You will take skiff {k} to the moon tonight, before the convoy sails from the harbour '
+                       f'at dawn."']
+    story = "\n \n".join(paragraphs) + "\n"
+    rt, state = generic_notes_run(rewords, story)
+    points = [n["point"] for n in state.notes["day.txt"]]
+    assert points and not any(p.startswith("You ") for p in points)
+    assert any("reactor of freighter" in p for p in points)
+    rounds = [r for r in state.rounds if r.kind == "notes"]
+    assert any("unplaced_dropped" in r.flags for r in rounds)
+
+    alone = "\n \n".join(p for p in paragraphs if "skiff" in p) + "\n"
+    rt, state = generic_notes_run(rewords, alone)
+    assert [n["point"] for n in state.notes["day.txt"]][0].startswith("You fly skiff")
