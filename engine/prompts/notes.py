@@ -90,6 +90,11 @@ RESTATE_RULES = ("Say what the sentence I send states, as one short note of at m
                  "as written; use only what it says.")
 RESTATE_RULES_JA = ("送った文が述べていることを、文とは別の言葉で、短いメモ 1 行（40 字以内、体言止め）にすること。"
                     "名前・数字・日付はそのまま残し、文にないことは書かない。")
+# A speaker's report of another's act, kept as a report (check-notes-reported): the check half's blind labels
+# found notes giving the act to the speaker ("Grad A plans to talk to Dave Johnson" of "Jane was gonna talk to
+# Dave Johnson"). English documents only: a Japanese document's notes were not measured with it.
+REPORTED_RULE = ("If the sentence reports what another person did, said, wants or thinks, the note says the "
+                 "speaker reports it: never give another person's act or view to the speaker.")
 REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep its names and numbers."
 REWORD_REMINDER_JA = "文をそのまま写さず、より短い別の言葉で（体言止めで）書くこと。名前と数字はそのまま残す。"
 
@@ -113,6 +118,7 @@ class NotesLayout:
             "Each numbered sentence I send was taken from a document. Rewrite each one as a short note in your "
             "own words: who said, proposed, decided or reported what. Do not copy the sentence.",
             "Keep names, numbers and dates exactly as written. Use only what the sentence says.",
+            *([] if japanese else [REPORTED_RULE]),
             "One line per sentence, numbered as the sentences are.",
             language_line(self.language).replace("summary", "notes"),
             "[End of rules]",

@@ -278,3 +278,18 @@ def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_i
     ja = "営業: 来週の会議は午後にします。"
     _, japanese = rewording_verdict("営業は発売の 5 月延期を提案", ja, ja, ja, "Japanese")
     assert "example_leak" not in japanese.names
+
+
+def test_an_english_rewording_is_told_to_keep_anothers_act_as_the_speakers_report_a_japanese_one_is_not():
+    """The rule measured on the check half's meetings (docs/quality.md, "Another's act, kept as reported"):
+    in the English rules, after the rule on names and numbers; a Japanese document's notes were not measured
+    with it, so its rules stay as they were."""
+    from precis.engine.prompts.notes import REPORTED_RULE, NotesLayout
+    from precis.engine.prompts.presets import load_preset
+    english = NotesLayout(load_preset("generic"), "2026-12-05", "English").reword_messages(["Ana: Ben will call."])
+    japanese = NotesLayout(load_preset("generic"), "2026-12-05", "Japanese").reword_messages(["田中: 佐藤さんが電話します。"])
+    rules = english[1]["content"]
+    assert REPORTED_RULE in rules and rules.index("Keep names, numbers") < rules.index(REPORTED_RULE)
+    assert REPORTED_RULE not in japanese[1]["content"]
+    again = NotesLayout(load_preset("generic"), "2026-12-05", "English").reword_messages(["x"], again=True)
+    assert REPORTED_RULE in again[1]["content"]        # the second ask keeps the rules the first had
