@@ -26,7 +26,7 @@ from precis.engine.prompts.story_who import SOMEONE_ELSE, who_messages
 from precis.engine.summary.story_referents import OPENING_PRONOUN, names_of
 
 WHO_MARGIN = 1.0                  # log-probability by which the answer must beat every other choice (measured)
-PASSAGE_CHARS = 1_200             # of the story just before the sentence, shown with it (measured; 2,500: see docs)
+PASSAGE_CHARS = 1_200             # of the story just before the sentence, shown with it (as measured)
 NAMES_BACK_CHARS = 4_000          # how far back a person named counts as a choice
 MAX_CHOICES = 4                   # the people last named before the sentence, nearest first
 LINE_CUT_CHARS = 300              # the passage starts at a line's start when one is this near its cut
