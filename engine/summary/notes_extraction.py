@@ -253,14 +253,13 @@ def as_noted(point: str, shown: str) -> str:
     return cased_as_shown(joined_letters(point), shown)
 
 
-def _named_by_model(ctx, point: str, seen: str, document_text: str | None, part: str, part_offset: int,
-                    start: int, end: int, out: PartNotes):
-    """``point`` and ``seen`` with their opening "He" or "She" named by the model's weighed answer where code
-    left it (engine.summary.story_who), the question kept in ``out.side_calls``."""
+def _named_by_model(ctx, point: str, seen: str, document_text: str, start: int, end: int, out: PartNotes):
+    """``point`` and ``seen`` (of the sentence ``document_text[start:end]``) with their opening "He" or "She"
+    named by the model's weighed answer where code left it (engine.summary.story_who), the question kept in
+    ``out.side_calls``."""
     if not OPENING_PRONOUN.match(seen):
         return point, seen
-    text, offset = (document_text, part_offset) if document_text is not None else (part, 0)
-    answer, result = ask_opening_referent(ctx, text, offset + start, offset + end)
+    answer, result = ask_opening_referent(ctx, document_text, start, end)
     if result is not None:
         out.side_calls.append(result)
     if answer is None or not answer.name:
@@ -272,8 +271,8 @@ def _named_by_model(ctx, point: str, seen: str, document_text: str | None, part:
 
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
-                           weights: DocumentWeights, budget_chars: int, language: str | None = None,
-                           document_text: str | None = None):
+                           weights: DocumentWeights, budget_chars: int, language: str | None = None, *,
+                           document_text: str):
     """Generator (yields RoundStarted, TokensGenerated); returns PartNotes.
 
     Code chooses the part's sentences that add most to what the earlier notes hold (engine.summary.
@@ -283,7 +282,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     sentences are what a summary copies), else kept cleaned of fillers: a part is never lost.
     ``language``: the notes' language (the one asked for, else the document's when Precis can name it).
     ``document_text``: the whole document the part starts at ``part_offset`` of, read back from a sentence for
-    who its opening "he" is (engine.summary.story_who); without it, the part."""
+    who its opening "he" is (engine.summary.story_who)."""
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
@@ -315,8 +314,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
             who = teller(part, sentence.start, end)
             if not who:
                 named = (with_referent(t, part, sentence.start, end) for t in (point, seen))
-                point, seen = _named_by_model(ctx, *named, document_text, part, part_offset, sentence.start,
-                                              end, out)
+                point, seen = _named_by_model(ctx, *named, document_text, s, e, out)
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
                     lines.line_of(max(s, e - 1)), 100.0, "extract")
         if is_repeat(note, earlier + extracts):

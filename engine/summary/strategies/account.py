@@ -144,7 +144,8 @@ def _told_by_notes(ctx: RunContext, index: int, doc: PlannedDocument, chunk, not
     part = doc.text[chunk.sent_start_char:chunk.end_char]
     found = yield from salient_notes_for_part(ctx, index, "account", doc.name, chunk, part, chunk.sent_start_char,
                                               total_rounds, first_id, line_index, notes, weights,
-                                              ctx.part_notes_chars(doc, chunk), language, doc.text)
+                                              ctx.part_notes_chars(doc, chunk), language,
+                                              document_text=doc.text)
     got.results += found.results
     got.readings += found.side_calls
     kept = []

@@ -282,7 +282,7 @@ class RunContext:
         got = yield from salient_notes_for_part(self, index, kind, doc.name, chunk, part, chunk.sent_start_char,
                                                 total, first_id, lines, earlier, weights,
                                                 self.part_notes_chars(doc, chunk), document_language(self, doc),
-                                                doc.text)
+                                                document_text=doc.text)
         self.state.notes[doc.name] = [n.as_dict() for n in earlier + got.notes]
         results.extend(got.side_calls + got.results)        # the part's reply stays the last call
         self._fallback_checks[index] = got.check          # the round's record counts what it kept and dropped

@@ -98,7 +98,7 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
                                            sum(c.tokens for c in doc.chunks), *written_chars(notes, refused_chars))
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
                                                 total_rounds, _next_id(notes), lines, notes, weights, budget_chars,
-                                                language, doc.text)
+                                                language, document_text=doc.text)
         notes += got.notes
         kept_quotes = {n.quote for n in got.notes}
         refused_chars += sum(_reading_chars(q) for q in got.check.unsupported if q not in kept_quotes)
