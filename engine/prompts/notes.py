@@ -66,6 +66,24 @@ REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because
 # The exchange as one text, the words a rewording may not take from it (checks.grounding's example_leak)
 REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
 
+# The worked example when each sentence is shown after the words before it (English): the notes name what
+# "it" is and who "she" is from those words, and say only what the sentence says.
+REWORD_EXAMPLE_SENTENCES_BEFORE = (
+    "[1] (Before: Ben: And the launch date?) Marketing: I think we should move it to May, the supplier won't "
+    "deliver before.\n"
+    "[2] (Before: Marketing: What about the price then?) Ben: It stays at 25 euros, we agreed on that last week.\n"
+    "[3] (Before: Anna found the key under the mat.) She gave it to her brother and left.")
+REWORD_EXAMPLE_NOTES_BEFORE = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
+                               "[2] Ben confirms the price stays at 25 euros, as agreed the week before\n"
+                               "[3] Anna gives the key to her brother and leaves")
+BEFORE_RULE = ("Each sentence may come after (Before: ...), the words just before it in the document: read them "
+               "only to tell who \"he\", \"she\", \"they\" or \"I\" is and what \"it\" or \"this\" is, and "
+               "name them in the note; the note says what the sentence itself says, not the words before it.")
+
+# Everything the model was shown as the worked example, the words a rewording may not take from it
+# (apart: each is read for its own themes, checks.grounding's EXAMPLES_APART)
+REWORD_EXAMPLES_SHOWN = f"{REWORD_EXAMPLE}\n\n{REWORD_EXAMPLE_SENTENCES_BEFORE}\n{REWORD_EXAMPLE_NOTES_BEFORE}"
+
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more
 # briefly than the message when reminded (measured on the development project log, docs/quality-history.md).
@@ -100,18 +118,25 @@ class NotesLayout:
     date: str
     language: str | None = None
 
-    def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
+    def reword_messages(self, sentences: list[str], again: bool = False,
+                        before: list[str] | None = None) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly.
-        ``again``: the second ask, for the sentences whose rewording was refused, with a reminder."""
+        ``again``: the second ask, for the sentences whose rewording was refused, with a reminder.
+        ``before``: the words just before each sentence in the document (engine.summary.words_before), shown
+        as "(Before: ...)" ahead of it; English only."""
         japanese = is_japanese(self.language)
+        before = None if japanese else before
         example, answer = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
+                           else (REWORD_EXAMPLE_SENTENCES_BEFORE, REWORD_EXAMPLE_NOTES_BEFORE) if before is not None
                            else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
         reminder = (REWORD_REMINDER_JA if japanese else REWORD_REMINDER) if again else ""
-        numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
+        numbered = "\n".join(f"[{i}] {_after(before[i - 1] if before else '')}{sentence}"
+                              for i, sentence in enumerate(sentences, 1))
         rules = "\n".join([
             "[Rules]",
             "Each numbered sentence I send was taken from a document. Rewrite each one as a short note in your "
             "own words: who said, proposed, decided or reported what. Do not copy the sentence.",
+            *([BEFORE_RULE] if before is not None else []),
             "Keep names, numbers and dates exactly as written. Use only what the sentence says.",
             "One line per sentence, numbered as the sentences are.",
             language_line(self.language).replace("summary", "notes"),
@@ -175,6 +200,13 @@ class NotesLayout:
             "Heading:" + (f"\n({reminder})" if reminder else ""),
         ])
         return [{"role": "system", "content": WRITING_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _after(words: str) -> str:
+    """The "(Before: ...)" a sentence is shown after; nothing at a document's start. Brackets out: the numbered
+    lines are "[n]" and the grammar keeps them out of the notes."""
+    words = words.replace("(", "").replace(")", "").replace("[", "").replace("]", "")
+    return f"(Before: {words}) " if words else ""
 
 
 def _numbered_exchange(system: str, rules: str, tag: str, label: str, example: str, answer: str, numbered: str,

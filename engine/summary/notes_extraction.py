@@ -15,7 +15,7 @@ from precis.engine.documents.spoken_text import AFTER_TITLE
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.layout import is_japanese
-from precis.engine.prompts.notes import REWORD_EXAMPLE, NotesLayout, parse_reworded, restate_grammar, reword_grammar
+from precis.engine.prompts.notes import REWORD_EXAMPLES_SHOWN, NotesLayout, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
@@ -29,6 +29,7 @@ from precis.engine.summary.salience import (
 )
 from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
+from precis.engine.summary.words_before import words_before
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
@@ -81,7 +82,7 @@ def subject_notes(part: str, part_offset: int, document: str, part_index: int, f
 
 
 def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], part: str, out: PartNotes,
-                    shown: list[str] | None = None, retry: bool = False):
+                    shown: list[str] | None = None, retry: bool = False, before: list[str] | None = None):
     """Generator; returns the extracts, each with the model's short rewording as its point where that
     rewording passes the named checks of a rewording (engine.summary.checks, kind REWORDING: its numbers and
     most of its words in the sentence, no name the part does not hold and the name of whoever the sentence
@@ -91,7 +92,8 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     or "mentions" (``checks.stance.plainly_said``). Every refused answer is counted by the checks that refused
     it (``out.check.refused_by``). ``shown``: the sentences as the model sees them (with their speaker).
     ``retry``: the sentences whose rewording was refused are asked once more, greedy, with a reminder, and
-    those refused again one at a time (``restate_extracts``).
+    those refused again one at a time (``restate_extracts``). ``before``: the words just before each sentence
+    (engine.summary.words_before), shown ahead of it in the numbered asks.
 
     Sentences taken verbatim made up most of what a summary copied from its source (copy rates of
     0.16-0.47 on development meetings); saying what one given sentence states is a short, local task
@@ -117,7 +119,8 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                 break
             ctx.check_cancel()
         asked = [sentences[i] for i in positions]
-        result = yield from ctx.call(index, layout.reword_messages(asked, again),
+        shown_before = [before[i] for i in positions] if before is not None else None
+        result = yield from ctx.call(index, layout.reword_messages(asked, again, shown_before),
                                      min(ctx.budget.summary_out_cap, reword_tokens(ctx, asked)),
                                      replace(params, grammar=reword_grammar(len(asked))))
         out.results.append(result)
@@ -152,7 +155,7 @@ def rewording_verdict(point: str, sentence: str, quote: str, part: str, language
     example it was asked with in view (a word of it the part does not hold is the example's, not the part's)."""
     point = said_plainly(point, sentence)
     # the English example only: a Japanese rewording's leak was not measured (its example is held aside)
-    example = "" if is_japanese(language) else REWORD_EXAMPLE
+    example = "" if is_japanese(language) else REWORD_EXAMPLES_SHOWN
     claim = replace(rewording_claim(point, sentence, quote, part, language), example=example)
     return point, judge(claim, REWORDING)
 
@@ -301,7 +304,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
                               weights.sentences_in(part, part_offset))
-    extracts, shown, tellers = [], [], []
+    extracts, shown, tellers, before = [], [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
     # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
@@ -323,10 +326,14 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         extracts.append(note)
         shown.append(seen)
         tellers.append(who)
+        # the words before it, to tell who "he" is and what a reply answers; not in a chat (its tool output
+        # and code sit between its people's words) nor where the sentence is an exchange of turns already
+        before.append("" if weights.prose is not None or sentence.turns else words_before(document_text, s))
     if not extracts:
         out.flags.append("nothing_to_note")
         return out
-    notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
+    notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True,
+                                       before=None if is_japanese(layout.language) else before)
     notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
 from precis.engine.prompts.account import CHAT_EXAMPLE_JA
-from precis.engine.prompts.notes import REWORD_EXAMPLE
+from precis.engine.prompts.notes import REWORD_EXAMPLES_SHOWN
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -80,8 +80,17 @@ def _example_leak(claim: Claim) -> str | None:
     rewording too (the notes strategy's example: a launch moved to May, a price "as agreed"): replayed over
     487 kept rewordings of the check half, it refused 8, "PhD D proposes moving the launch to May because he
     has a Friday off" among them; 7 of the 8 labelled unfaithful, the other a story's "before")."""
-    if not claim.example:
-        return None
+    for example in claim.example.split(EXAMPLES_APART):
+        found = _one_example_leak(replace(claim, example=example)) if example else None
+        if found:
+            return found
+    return None
+
+
+EXAMPLES_APART = "\n\n"      # between worked examples shown in different asks (a Claim's ``example``)
+
+
+def _one_example_leak(claim: Claim) -> str | None:
     leaked = (content_words(claim.example) & content_words(claim.text)) - content_words(claim.shown)
     names = {w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", claim.example)} & leaked
     if names or leaked & _example_themes(claim.example) or len(leaked) >= EXAMPLE_WORDS_SHOWN:
@@ -169,7 +178,7 @@ def _heading_unsupported(claim: Claim) -> str | None:
 def _reworded(point: str, sentence: str) -> Claim:
     """A rewording of ``sentence`` with the notes strategy's worked example in view, as notes_extraction
     judges it."""
-    return replace(_note(point, sentence), example=REWORD_EXAMPLE)
+    return replace(_note(point, sentence), example=REWORD_EXAMPLES_SHOWN)
 
 
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
