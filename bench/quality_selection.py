@@ -23,7 +23,7 @@ from pathlib import Path
 from bench.quality import QUICK_SET, _commit, load_doc, run_precis
 from bench.quality_metrics import score
 from bench.quality_models import model_path
-from tests.fake_runtime import FakeCall, FakeRuntime, diligent
+from tests.fake_runtime import FakeCall, FakeRuntime, diligent, numbered_lines
 
 RESULTS = Path(__file__).parent / "results"
 N_CTX = 8192
@@ -32,7 +32,7 @@ N_CTX = 8192
 def hand_back(call: FakeCall) -> str:
     """Every sentence to reword, as it was sent (refused as a copy: the sentence stands verbatim)."""
     if call.kind == "reword":
-        return "".join(f"[{i}] {s}\n" for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return "".join(f"[{i}] {s}\n" for i, s in numbered_lines(call.content))
     if call.kind == "restate":
         return call.content.strip() + "\n"
     return diligent(call)

@@ -33,6 +33,13 @@ class FakeCall:
 _ACCOUNT_ASK = re.compile(r"\(\[1\] to \[(\d+)\]\):\s*$")
 _FAKE_SENTENCE = re.compile(r"[^.!?\n]{25,}[.!?]")
 _FAKE_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+# a numbered line of an ask, "[2] sentence", or a rewording's "[2] (Before: the words before it) sentence"
+_NUMBERED = re.compile(r"^\[(\d+)\] (?:\(Before: [^()\n]*\) )?(.+)$", re.M)
+
+
+def numbered_lines(content: str) -> list[tuple[str, str]]:
+    """The numbered lines of an ask as (number, text), a rewording's words before left out."""
+    return _NUMBERED.findall(content)
 
 
 def account_lines(call: FakeCall) -> str:
@@ -63,7 +70,7 @@ def diligent(call: FakeCall) -> str:
     if call.kind == "who":            # undecided: every choice as likely, so no one is named
         return ""
     if call.kind == "reword":
-        sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+        sentences = numbered_lines(call.content)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
                        for i, s in sentences)
     if call.kind == "restate":        # one sentence: its words in another order
@@ -72,7 +79,7 @@ def diligent(call: FakeCall) -> str:
         pairs = re.findall(r"^\[(\d+)\] (.+) / (.+)$", call.content, re.M)
         return "".join(f"[{i}] {' '.join(a.split()[:6])}; {' '.join(b.split()[:4])}\n" for i, a, b in pairs)
     if call.kind == "write":
-        notes = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+        notes = numbered_lines(call.content)
         return "## Section\n" + "\n".join(f"- {point} [{i}]" for i, point in notes) + "\n"
     if call.kind == "compaction":
         return "\n".join(line[:60] for line in call.summary.splitlines())

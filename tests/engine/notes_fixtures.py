@@ -6,7 +6,7 @@ import re
 from precis.engine.events import RoundFinished
 from precis.engine.runs.report import build_ledgers, build_report, static_prefix_tokens
 from precis.engine.runs.run import RunOptions
-from tests.fake_runtime import FakeRuntime, diligent
+from tests.fake_runtime import FakeRuntime, diligent, numbered_lines
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 
 
@@ -57,7 +57,7 @@ def refuses_every_fourth_point(call):
     """Every rewording of every fourth point brings in a name its sentence does not hold: refused, dropped."""
     said = diligent(call)
     if call.kind == "reword":
-        asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        asked = dict(numbered_lines(call.content))
         return "".join(f"[{i}] Ben approved it\n" if re.search(r"point (?:1|5|9|13|17):", asked.get(i, "")) else
                        line + "\n" for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
     if call.kind == "restate" and re.search(r"point (?:1|5|9|13|17):", call.content):

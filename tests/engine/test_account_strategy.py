@@ -11,7 +11,7 @@ from precis.engine.runs.run import RunOptions, run_summary
 from precis.engine.runs.state import load_state
 from precis.engine.runtime.protocol import CancelToken
 from precis.engine.summary.facts import is_task
-from tests.fake_runtime import FakeRuntime, account_lines, diligent
+from tests.fake_runtime import FakeRuntime, account_lines, diligent, numbered_lines
 from tests.summary_fixtures import claude_code_day, conversation_day, make_plan, meeting_transcript, run_all, start
 
 STORY = "\n\n".join(
@@ -140,7 +140,7 @@ def test_a_part_whose_lines_and_notes_all_fail_is_said_to_be_untold_never_droppe
             count = int(re.search(r"\(\[1\] to \[(\d+)\]\):\s*$", call.prompt.rsplit("<|im_end|>", 1)[0]).group(1))
             return "".join(f"[{i}] Doctor Kessler sails the ferry to Oslo.\n" for i in range(1, count + 1))
         if call.kind == "reword":       # each sentence said again as the question it is
-            return "".join(f"[{i}] {s}\n" for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+            return "".join(f"[{i}] {s}\n" for i, s in numbered_lines(call.content))
         if call.kind == "restate":
             return call.content.strip() + "\n"
         return diligent(call)

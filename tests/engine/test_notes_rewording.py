@@ -17,7 +17,7 @@ from tests.engine.notes_fixtures import (
     refused_and_asked_again,
     report_of,
 )
-from tests.fake_runtime import FakeRuntime, diligent
+from tests.fake_runtime import FakeRuntime, diligent, numbered_lines
 from tests.summary_fixtures import conversation_day, make_plan, meeting_transcript, run_all, start
 
 
@@ -25,7 +25,7 @@ def test_a_refused_rewording_is_asked_once_more_and_a_good_second_answer_is_kept
     def copies_first(call):
         if call.kind == "reword" and not call.retry:        # the sentences back, word for word
             return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n"
-                           for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+                           for i, s in numbered_lines(call.content))
         return diligent(call)
     rt, plan, state, events = notes_run(copies_first, sessions=3)
     rounds = [r for r in finished_records(events) if r.kind == "notes"]
@@ -38,7 +38,7 @@ def test_a_sentence_handed_back_unchanged_twice_is_asked_alone_and_its_answer_ch
     def copies_numbered(call):
         if call.kind == "reword":                            # both numbered asks: the sentences back
             return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n"
-                           for i, s in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+                           for i, s in numbered_lines(call.content))
         if call.kind == "restate" and "EUR 1" in call.content:
             return "The weather in Lisbon was fine all day\n"  # a sentence it does not say: refused
         if call.kind == "restate":                           # alone: its words in another order
@@ -74,7 +74,7 @@ def test_a_sentence_handed_back_unchanged_twice_is_asked_alone_and_its_answer_ch
 def test_a_reply_that_skips_a_sentence_and_answers_the_rest_a_line_early_is_realigned():
     def skips_the_first(call):
         if call.kind == "reword" and not call.retry:
-            sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+            sentences = numbered_lines(call.content)
             words = [" ".join(reversed(re.findall(r"[^ ]+", s)[-12:])) for _, s in sentences]   # with its amount
             return "".join(f"[{k}] {w}\n" for k, w in enumerate(words[1:] + ["The weather was fine all day"], 1))
         return diligent(call)
@@ -187,7 +187,7 @@ def test_a_rewording_that_gives_a_parenthesised_earlier_value_as_the_sentences_o
 def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
     def sloppy(call):
         if call.kind == "reword":     # [1] copies its sentence, [2] adds a number the sentence lacks
-            sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+            sentences = dict(numbered_lines(call.content))
             return f"[1] {sentences['1']}\n" + ("[2] They ordered 4812 units of it\n" if "2" in sentences else "")
         if call.kind == "restate":    # alone too: the sentence back, word for word
             return call.content + "\n"
@@ -201,7 +201,7 @@ def test_a_rewording_that_copies_or_invents_keeps_the_sentence_verbatim():
 
 def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answers_are_refused():
     def answers_in_english_first(call):
-        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        sentences = dict(numbered_lines(call.content))
         if call.kind == "reword" and not call.retry:       # what the 1.5B model did with the English example
             return "".join(f"[{i}] The Windows build and its settings were changed\n" for i in sentences)
         if call.kind == "reword":                            # asked again: shorter, in Japanese, its words
@@ -227,7 +227,7 @@ def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answ
 
 def test_a_japanese_rewording_of_a_word_or_two_is_refused_and_asked_again():
     def says_a_word_first(call):
-        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        sentences = dict(numbered_lines(call.content))
         if call.kind == "reword" and not call.retry:       # "設計書" of a development session: a word, no note
             return "".join(f"[{i}] 予算は\n" for i in sentences)
         if call.kind == "reword":                            # asked again: the sentence's facts, reordered

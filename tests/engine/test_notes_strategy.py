@@ -16,7 +16,7 @@ from precis.engine.runtime.protocol import CancelToken
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.strategies.notes import written_chars
 from tests.engine.notes_fixtures import finished_records, git_log, refuses_every_fourth_point, report_of
-from tests.fake_runtime import FakeRuntime, diligent
+from tests.fake_runtime import FakeRuntime, diligent, numbered_lines
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 
 
@@ -109,7 +109,7 @@ def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():
         those again when asked once more, then said in other words alone; the plan counts all three asks.
         Each part here holds one sentence to reword: sessions 3 and 6 are copied, session 6 twice."""
         if call.kind == "reword":
-            sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+            sentences = numbered_lines(call.content)
             said = diligent(call).splitlines()
             copied = ("session 6,",) if call.retry else ("session 3,", "session 6,")
             return "".join(f"[{i}] {re.sub(r'^.*?: ', '', s)}\n" if any(c in s for c in copied) else said[k] + "\n"

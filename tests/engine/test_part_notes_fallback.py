@@ -14,7 +14,7 @@ from tests.engine.notes_fixtures import (
     report_of,
     rolling_run_whose_third_round_collapses,
 )
-from tests.fake_runtime import FakeRuntime, diligent
+from tests.fake_runtime import FakeRuntime, diligent, numbered_lines
 from tests.summary_fixtures import make_plan, run_all, start
 
 
@@ -77,7 +77,7 @@ def test_a_failed_rolling_round_of_a_japanese_document_folds_in_japanese_notes()
     def fails_then_english(call):
         if call.kind == "round":
             return "The meeting discussed the budget."
-        sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        sentences = dict(numbered_lines(call.content))
         if call.kind == "reword" and not call.retry:
             return "".join(f"[{i}] The budget was approved by Tanaka\n" for i in sentences)
         if call.kind == "reword":

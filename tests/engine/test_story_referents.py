@@ -95,13 +95,13 @@ def test_in_a_run_a_characters_words_are_noted_under_their_name_and_a_he_is_show
     import re
 
     from tests.engine.notes_fixtures import generic_notes_run
-    from tests.fake_runtime import diligent
+    from tests.fake_runtime import diligent, numbered_lines
 
     def rewords(call):
         if call.kind != "reword":
             return diligent(call)
         said = []
-        for i, sentence in re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M):
+        for i, sentence in numbered_lines(call.content):
             number = re.search(r"\d+", sentence)
             if "reactor" in sentence:
                 said.append(f"[{i}] The reactor of freighter {number.group(0)} must be inspected before the convoy sails")
