@@ -72,7 +72,7 @@ def main(argv=None) -> int:
             text = texts.setdefault(doc, _document_text(doc.replace("/", "__") + ".txt"))
             start, end = label["start"], label["end"]
             started = time.perf_counter()
-            names = story_who.choices_for(text, start, label["pronoun"].lower())
+            names = story_who.choices_for(text, start, end, label["pronoun"].lower())
             answer, _ = story_who.ask_opening_referent(ctx, text, start, end)
             picked, margin = (answer.likeliest, answer.margin) if answer is not None else ("", 0.0)
             rows.append({**label, "choices": names, "picked": picked, "margin": round(margin, 3),

@@ -24,10 +24,17 @@ def test_people_are_the_names_that_act_with_the_pronouns_that_follow_them():
 
 
 def test_the_choices_are_the_people_named_before_nearest_first_none_of_the_other_pronoun():
-    start, _ = span("He woke first.")
-    assert choices_for(STORY, start, "he") == ["Pell", "Orm"]         # Vance is "she"
-    assert choices_for(STORY, start, "she") == ["Vance"]
-    assert choices_for(STORY, 0, "he") == []
+    start, end = span("He woke first.")
+    assert choices_for(STORY, start, end, "he") == ["Pell", "Orm"]    # Vance is "she"
+    assert choices_for(STORY, start, end, "she") == ["Vance"]
+    assert choices_for(STORY, 0, 10, "he") == []
+
+
+def test_one_the_sentence_itself_names_is_no_choice():
+    # "He darted a glance at Syme's face" is not Syme: a pronoun and a name in one sentence are two people
+    story = STORY + "  He stood, and Pell slept on.\n"
+    start = story.index("He stood")
+    assert choices_for(story, start, start + len("He stood, and Pell slept on."), "he") == ["Orm"]
 
 
 class Weighs:
@@ -61,7 +68,7 @@ def test_no_question_without_an_opening_pronoun_a_person_to_choose_or_a_runtime_
     men = "  Then Pell sighed and he sat on his bunk. Then Orm sighed and he sat on his chair. She waved.\n"
     waved = men.index("She waved.")
     asked = Weighs({"A": 0.0})
-    assert choices_for(men, waved, "she") == [] and choices_for(men, waved, "he") == ["Orm", "Pell"]
+    assert choices_for(men, waved, waved + 10, "she") == [] and choices_for(men, waved, waved + 10, "he") == ["Orm", "Pell"]
     assert ask_opening_referent(asked, men, waved, waved + len("She waved.")) == (None, None) and asked.asked == []
     assert ask_opening_referent(Weighs(None), STORY, *span("He woke first."))[0] is None
 
