@@ -17,6 +17,7 @@ from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import account_call_tokens, notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
+from precis.engine.summary.story_who import question_share
 
 # Assumptions of the estimate, shown with it: each round's summary grows by about this share of the
 # chunk it read, until it reaches the compaction threshold (a share of the summary output cap).
@@ -178,7 +179,7 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
                  strategy: str = "rolling", summary_words: int | None = None) -> Estimate:
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
-    subjects) and a heading per section (none for a dated git log: its days head its sections), a fraction
+    subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated git log: its days head its sections), a fraction
     of the rolling loop's work; the other strategies are
     estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
     if strategy == "account":
@@ -194,7 +195,8 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
             days = days_of(subjects)
             p, e, g = notes_call_tokens(doc.said_tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
                                         rewording=not subjects,
-                                        model_headings=not subjects or any(s.start not in days for s in subjects))
+                                        model_headings=not subjects or any(s.start not in days for s in subjects),
+                                        who_share=0.0 if subjects else question_share(doc.text))
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
         return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0

@@ -97,13 +97,21 @@ MERGE_PROMPT_TOKENS = 200          # the compaction call's rules and worked exam
 PAIRS_PER_MERGE_CALL = 6
 
 
+# A story's question of who an opening "He" is (engine.summary.story_who): its passage, question and lettered
+# choices, rendered for Qwen2.5-Coder-1.5B over the 89 such sentences of two development stories: 265-441 tokens,
+# 375 on average, all evaluated (the passage differs each time); the answer is weighed, nothing generated.
+WHO_PROMPT_TOKENS = 375
+
+
 def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
                       summary_words: int | None = None, rewording: bool = True,
-                      model_headings: bool = True) -> tuple[int, int, int]:
+                      model_headings: bool = True, who_share: float = 0.0) -> tuple[int, int, int]:
     """(prompt tokens sent, of which evaluated, generated) for one document's notes run. ``summary_words``:
     the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
     commit subjects as written, so only the headings (and merges) are asked of the model;
-    ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model."""
+    ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model;
+    ``who_share``: the share of a story's sentences whose opening "He" the model is asked about
+    (engine.summary.story_who.question_share), a question for as many of the chosen ones."""
     total_chars = notes_chars_for(document_tokens, summary_words)
     all_tokens = max(1, sum(chunk_tokens))
     if not rewording:
@@ -131,6 +139,9 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
         any_alone = 1 - (1 - RESTATED_SHARE) ** sentences
         evaluated += int(any_alone * (RESTATE_PROMPT_TOKENS + REWORD_PROMPT_TOKENS)) + alone_body
         generated += int(TOKENS_PER_REWORDED_NOTE * alone)
+        questions = int(who_share * sentences * WHO_PROMPT_TOKENS)
+        sent += questions
+        evaluated += questions
         notes += sentences
     return _writing_tokens(document_tokens, max(1, round(notes * KEPT_SHARE)), summary_words, POINT_READING_CHARS,
                            (sent, evaluated, generated))

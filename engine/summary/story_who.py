@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass
 
 from precis.engine.prompts.story_who import SOMEONE_ELSE, who_messages
-from precis.engine.summary.story_referents import OPENING_PRONOUN, names_of
+from precis.engine.summary.salience import sentences_of
+from precis.engine.summary.story_referents import OPENING_PRONOUN, names_of, opening_referent, teller
 
 WHO_MARGIN = 1.0                  # log-probability by which the answer must beat every other choice (measured)
 PASSAGE_CHARS = 1_200             # of the story just before the sentence, shown with it (as measured)
@@ -130,3 +131,23 @@ def ask_opening_referent(ctx, text: str, start: int, end: int):
 def named_opening(shown: str, who: str) -> str:
     """``shown`` with its opening "He" or "She" as ``who``."""
     return OPENING_PRONOUN.sub(who, shown, count=1) if who else shown
+
+
+@functools.lru_cache(maxsize=4)            # the plan is shown again as settings move: read each text once
+def question_share(text: str) -> float:
+    """The share of ``text``'s sentences the notes strategy would ask who their opening "He" or "She" is: narration
+    (no transcript speaker, not inside a quotation its tag names) that code cannot name and that has someone named
+    before it to choose. 0 for a transcript or Japanese. For the plan's time (the five development stories: 1-16%
+    of their sentences; a question is about WHO_PROMPT_TOKENS evaluated)."""
+    sentences = sentences_of(text)
+    asked = 0
+    for sentence in sentences:
+        opening = OPENING_PRONOUN.match(sentence.text.strip()) if not sentence.speaker else None
+        if opening is None:
+            continue
+        start, end = sentence.start, sentence.start + len(sentence.text)
+        if teller(text, start, end) or opening_referent(text, start, end):
+            continue
+        asked += bool(choices_for(text, start, end, opening.group(1).lower()))
+    return asked / len(sentences) if sentences else 0.0
+

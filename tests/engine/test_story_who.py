@@ -108,3 +108,25 @@ def test_in_a_run_a_he_its_paragraph_leaves_unnamed_is_shown_named_when_the_mode
 
     undecided = generic_notes_run(diligent, story)[0]
     assert "] He carried the heavy chart" in "\n".join(c.content for c in undecided.calls if c.kind == "reword")
+
+
+def test_the_plan_counts_a_question_for_each_he_code_cannot_name():
+    from precis.engine.planning.summary_length import WHO_PROMPT_TOKENS, notes_call_tokens
+    from precis.engine.summary.story_who import question_share
+    story = ("  Captain Pell walked slowly along the bridge of the freighter and looked down at the chart.\n \n"
+             "  He checked every gauge on the panel twice before the long watch at the helm began.\n \n"
+             "  Pell sat down at the helm and Orm brought him a mug of hot coffee from the galley.\n"
+             "  He thanked his first mate for the coffee and went back to reading the chart.\n")
+    # two of the story's four sentences are asked about: the second (its paragraph names no one before it) and
+    # the last (its paragraph names two, Pell and Orm)
+    assert question_share(story) == 2 / 4
+    # a "He" its paragraph names is not asked about, nor a transcript's turn
+    named = ("  Captain Pell walked slowly along the bridge of the freighter and looked down at the chart. He checked "
+             "every gauge on the panel twice before the long watch at the helm began.\n")
+    assert question_share(named) == 0
+    assert question_share("Marketing: He said the price is fine for the students in the target group.\n"
+                          "Ben: He did say that the price was fine for every student we asked last week.\n") == 0
+    plain = notes_call_tokens(4000, [1000] * 4)
+    asking = notes_call_tokens(4000, [1000] * 4, who_share=0.25)
+    assert asking[2] == plain[2]                                     # weighed: nothing generated
+    assert 4 * WHO_PROMPT_TOKENS // 4 <= asking[1] - plain[1] <= 4 * 8 * WHO_PROMPT_TOKENS // 4
