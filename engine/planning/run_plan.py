@@ -179,8 +179,8 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
                  strategy: str = "rolling", summary_words: int | None = None) -> Estimate:
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
-    subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated git log: its days head its sections), a fraction
-    of the rolling loop's work; the other strategies are
+    subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated
+    git log: its days head its sections), a fraction of the rolling loop's work; the other strategies are
     estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
     if strategy == "account":
         prompt = evaluated = generated = 0
