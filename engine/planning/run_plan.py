@@ -5,6 +5,7 @@ on this machine (engine.storage.speed_log) and is absent, not guessed, until a s
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -17,7 +18,6 @@ from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import account_call_tokens, notes_call_tokens
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
-from precis.engine.summary.story_who import question_share
 
 # Assumptions of the estimate, shown with it: each round's summary grows by about this share of the
 # chunk it read, until it reaches the compaction threshold (a share of the summary output cap).
@@ -137,11 +137,14 @@ def make_budget(tokenizer, layout: RoundLayout, n_ctx: int, **overrides) -> Budg
 def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str, str, tuple[Part, ...]]],
                speeds: Speeds | None = None, progress=None, strategy: str = "rolling",
                summary_words: int | None = None, document_layouts: dict[str, RoundLayout] | None = None,
-               strategy_reason: str = "", **overrides) -> RunPlan:
+               strategy_reason: str = "", question_share: Callable[[str], float] | None = None,
+               **overrides) -> RunPlan:
     """Budget, chunks and estimate: what `precis plan`, `precis summarize` and the window all need.
     ``progress(done_chars, total_chars)`` follows the chunking of long documents. With ``document_layouts``
     (documents that follow rules of their own) the budget is the one of the longest rules: every
-    document's rounds fit."""
+    document's rounds fit. ``question_share``: the share of a text's sentences the notes strategy asks a
+    question about (engine.summary.story_who.question_share, given by the caller: planning comes before
+    summary in the engine's layers), counted in the notes estimate."""
     document_layouts = document_layouts or {}
     widest = layout
     if document_layouts:
@@ -149,7 +152,8 @@ def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str
         widest = max([layout, *document_layouts.values()], key=renderer.static_prompt_tokens)
     budget = make_budget(tokenizer, widest, n_ctx, **overrides)
     documents = plan_documents(tokenizer, texts, budget, progress)
-    return RunPlan(budget, layout, documents, estimate_run(budget, documents, speeds, strategy, summary_words),
+    return RunPlan(budget, layout, documents,
+                   estimate_run(budget, documents, speeds, strategy, summary_words, question_share),
                    document_layouts=document_layouts, strategy=strategy, strategy_reason=strategy_reason)
 
 
@@ -176,12 +180,14 @@ def plan_documents(tokenizer, texts: list[tuple[str, str, tuple[Part, ...]]], bu
 
 
 def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speeds | None,
-                 strategy: str = "rolling", summary_words: int | None = None) -> Estimate:
+                 strategy: str = "rolling", summary_words: int | None = None,
+                 question_share: Callable[[str], float] | None = None) -> Estimate:
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
     subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated
     git log: its days head its sections), a fraction of the rolling loop's work; the other strategies are
-    estimated as the rolling loop. ``summary_words``: the notes summary's length asked for."""
+    estimated as the rolling loop. ``summary_words``: the notes summary's length asked for;
+    ``question_share``: as build_plan's (None: no questions counted)."""
     if strategy == "account":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):
@@ -196,7 +202,8 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
             p, e, g = notes_call_tokens(doc.said_tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
                                         rewording=not subjects,
                                         model_headings=not subjects or any(s.start not in days for s in subjects),
-                                        who_share=0.0 if subjects else question_share(doc.text))
+                                        who_share=question_share(doc.text) if question_share and not subjects
+                                        else 0.0)
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
         return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0

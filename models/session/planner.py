@@ -17,6 +17,7 @@ from precis.engine.prompts.presets import AUTO_PRESET, load_preset, preset_for
 from precis.engine.runtime.devices import Device, list_devices, offload_devices
 from precis.engine.runtime.settings import RuntimeSettings
 from precis.engine.storage.speed_log import known_speeds
+from precis.engine.summary.story_who import question_share
 from precis.models.gguf.facts import read_model_facts, read_model_layout
 from precis.models.library.bundled import resolve_model_path
 from precis.models.library.profiles import ModelProfile, profile_for
@@ -220,7 +221,8 @@ def plan_run(request: RunRequest, tokenizer, documents: list[Document], model_pa
     return build_plan(tokenizer, layout_of(request, documents), request.n_ctx,
                       summary_texts(documents, request.per_file), speeds, progress, strategy,
                       request.summary_words, document_layouts_of(request, documents),
-                      strategy_reason=strategy_reason(strategy, profile), **overrides)
+                      strategy_reason=strategy_reason(strategy, profile), question_share=question_share,
+                      **overrides)
 
 
 def served_model_path(server_runtime) -> Path | None:
