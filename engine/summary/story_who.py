@@ -135,10 +135,11 @@ def named_opening(shown: str, who: str) -> str:
 
 @functools.lru_cache(maxsize=4)            # the plan is shown again as settings move: read each text once
 def question_share(text: str) -> float:
-    """The share of ``text``'s sentences the notes strategy would ask who their opening "He" or "She" is: narration
-    (no transcript speaker, not inside a quotation its tag names) that code cannot name and that has someone named
-    before it to choose. 0 for a transcript or Japanese. For the plan's time (the five development stories: 1-16%
-    of their sentences; a question is about WHO_PROMPT_TOKENS evaluated)."""
+    """The share of ``text``'s sentences the notes strategy would ask who their opening "He" or "She" is:
+    narration (no transcript speaker, not inside a quotation its tag names) that code cannot name and that has
+    someone named before it to choose; read over the whole text, as the run reads each part's. 0 for a
+    transcript or Japanese. For the plan's time (the five development stories: 1-16% of their sentences; a
+    question is engine.planning.summary_length.WHO_PROMPT_TOKENS evaluated)."""
     sentences = sentences_of(text)
     asked = 0
     for sentence in sentences:
@@ -150,4 +151,3 @@ def question_share(text: str) -> float:
             continue
         asked += bool(choices_for(text, start, end, opening.group(1).lower()))
     return asked / len(sentences) if sentences else 0.0
-

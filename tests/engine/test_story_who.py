@@ -129,7 +129,14 @@ def test_the_plan_counts_a_question_for_each_he_code_cannot_name():
     plain = notes_call_tokens(4000, [1000] * 4)
     asking = notes_call_tokens(4000, [1000] * 4, who_share=0.25)
     assert asking[2] == plain[2]                                     # weighed: nothing generated
-    assert 4 * WHO_PROMPT_TOKENS // 4 <= asking[1] - plain[1] <= 4 * 8 * WHO_PROMPT_TOKENS // 4
+    # four parts, a question for a quarter of each part's 1-8 chosen sentences
+    assert WHO_PROMPT_TOKENS <= asking[1] - plain[1] <= 8 * WHO_PROMPT_TOKENS
+
+
+# thirty watches: each "He" in a paragraph of its own, Pell named before it
+WATCHES = "\n \n".join(f"  Captain Pell walked slowly along the bridge of freighter {i} and looked at the chart.\n"
+                       f" \n  He checked every gauge on the panel twice before the long watch at helm {i} began.\n"
+                       for i in range(30))
 
 
 def test_the_estimate_counts_the_questions_when_given_their_share():
@@ -138,15 +145,12 @@ def test_the_estimate_counts_the_questions_when_given_their_share():
     from precis.engine.prompts.presets import load_preset
     from precis.engine.summary.story_who import question_share
     from tests.fake_runtime import FakeRuntime
-    story = "\n \n".join(f"  Captain Pell walked slowly along the bridge of freighter {i} and looked at the chart.\n"
-                         f" \n  He checked every gauge on the panel twice before the long watch at helm {i} began.\n"
-                         for i in range(30))
     layout = RoundLayout(load_preset("generic"), "2026-12-05")
     rt = FakeRuntime()
-    without = build_plan(rt, layout, 2048, [("story.txt", story, ())], strategy="notes").estimate
-    asked = build_plan(rt, layout, 2048, [("story.txt", story, ())], strategy="notes",
+    without = build_plan(rt, layout, 2048, [("story.txt", WATCHES, ())], strategy="notes").estimate
+    asked = build_plan(rt, layout, 2048, [("story.txt", WATCHES, ())], strategy="notes",
                        question_share=question_share).estimate
-    assert question_share(story) > 0.3
+    assert question_share(WATCHES) > 0.3
     assert asked.evaluated_tokens > without.evaluated_tokens and asked.generated_tokens == without.generated_tokens
 
 
@@ -155,10 +159,7 @@ def test_the_plans_of_the_window_and_the_cli_count_the_questions(tmp_path):
     from precis.models.session.planner import plan_run
     from precis.models.session.request import RunRequest
     from tests.fake_runtime import FakeRuntime
-    story = "\n \n".join(f"  Captain Pell walked slowly along the bridge of freighter {i} and looked at the chart.\n"
-                         f" \n  He checked every gauge on the panel twice before the long watch at helm {i} began.\n"
-                         for i in range(30))
-    (tmp_path / "story.txt").write_text(story, encoding="utf-8")
+    (tmp_path / "story.txt").write_text(WATCHES, encoding="utf-8")
     docs = load_documents([tmp_path / "story.txt"]).documents
     plan = plan_run(RunRequest(files=[], n_ctx=2048, date="2026-12-05", strategy="notes"), FakeRuntime(), docs, None)
     replanned = estimate_without_questions(plan)
