@@ -108,18 +108,23 @@ class Answer:
         return self.likeliest if self.likeliest != SOMEONE_ELSE and self.margin >= WHO_MARGIN else ""
 
 
+def _question(text: str, start: int, end: int) -> tuple[str, list[str]] | None:
+    """(the opening "He" or "She", the people to choose from) of the sentence ``text[start:end]``; None where
+    there is nothing to ask (another opening, no one named before it)."""
+    opening = OPENING_PRONOUN.match(text[start:end].strip())
+    names = choices_for(text, start, end, opening.group(1).lower()) if opening else []
+    return (opening.group(1), names) if names else None
+
+
 def ask_opening_referent(ctx, text: str, start: int, end: int):
     """(Answer or None, CallResult or None) for the sentence ``text[start:end]`` opening with "He" or "She":
     None without a question to ask (another opening, no one named before it) or where the runtime cannot
     weigh answers."""
-    sentence = text[start:end].strip()
-    opening = OPENING_PRONOUN.match(sentence)
-    if not opening:
+    question = _question(text, start, end)
+    if question is None:
         return None, None
-    names = choices_for(text, start, end, opening.group(1).lower())
-    if not names:
-        return None, None
-    messages, letters = who_messages(passage_before(text, start), sentence, opening.group(1), names)
+    pronoun, names = question
+    messages, letters = who_messages(passage_before(text, start), text[start:end].strip(), pronoun, names)
     found, result = ctx.weigh(messages, letters)
     if not found:
         return None, result
@@ -141,13 +146,7 @@ def question_share(text: str) -> float:
     transcript or Japanese. For the plan's time (the five development stories: 1-16% of their sentences; a
     question is engine.planning.summary_length.WHO_PROMPT_TOKENS evaluated)."""
     sentences = sentences_of(text)
-    asked = 0
-    for sentence in sentences:
-        opening = OPENING_PRONOUN.match(sentence.text.strip()) if not sentence.speaker else None
-        if opening is None:
-            continue
-        start, end = sentence.start, sentence.start + len(sentence.text)
-        if teller(text, start, end) or opening_referent(text, start, end):
-            continue
-        asked += bool(choices_for(text, start, end, opening.group(1).lower()))
+    spans = [(s.start, s.start + len(s.text)) for s in sentences if not s.speaker and not s.turns]
+    asked = sum(1 for start, end in spans if _question(text, start, end)         # cheap test first
+                and not teller(text, start, end) and not opening_referent(text, start, end))
     return asked / len(sentences) if sentences else 0.0
