@@ -129,6 +129,32 @@ def test_a_meetings_short_turns_reach_the_summary_as_a_note_quoting_the_exchange
     assert f"lines {exchange_notes[0]['start_line']}–{exchange_notes[0]['end_line']} (reworded)" in md
 
 
+def test_a_sentence_a_listener_cut_in_two_is_reworded_whole_and_quoted_with_the_listeners_line():
+    """The model is shown the speaker's whole sentence, not the half before a listener's "Mmm ." (alone, the
+    1.5B model made the half a preference: "Grad B prefers taking someone to the geometric center"); the
+    note quotes the transcript, the listener's line inside, and the summary's source says its lines."""
+    rt = FakeRuntime()
+    text = quotation_meeting() + (
+        "Grad B: Rather than taking the tourists always to the geometric center of the castle building ,\n"
+        "Grad F: Mmm .\n"
+        "Grad B: which is what the car navigation systems do with a postal address today .\n") * 2
+    layout = RoundLayout(load_preset("meeting-minutes"), "2026-11-27")
+    plan = build_plan(rt, layout, 2048, [("meeting.txt", text, ())], strategy="notes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    shown = [line for c in rt.calls if c.kind == "reword" for line in c.content.splitlines()]
+    assert any("Grad B: Rather than taking the tourists always to the geometric center of the castle building , "
+               "which is what the car navigation systems" in line for line in shown)
+    assert not any(re.search(r"castle building ,$", line) for line in shown)      # never the half alone
+    cut = [n for n in state.notes["meeting.txt"] if "geometric center" in n["quote"]]
+    assert cut
+    for n in cut:
+        assert text[n["start_char"]:n["end_char"]] == n["quote"] and "Grad F: Mmm ." in n["quote"]
+        assert n["end_line"] == n["start_line"] + 2
+    md = summary_markdown(report_of(rt, plan, state), state)
+    assert f"lines {cut[0]['start_line']}–{cut[0]['end_line']}" in md
+
+
 def test_a_chat_transcripts_notes_quote_only_its_peoples_words_and_are_in_their_language():
     rt = FakeRuntime()
     text = claude_code_day(steps=8)

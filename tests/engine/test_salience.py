@@ -355,3 +355,45 @@ def test_a_japanese_assemblys_turn_is_its_speakers_over_every_paragraph():
     assert long[2].body().startswith("横田基地")                         # the label is not what was said
     # a paragraph after a line of no one's (a heading, a stage direction) is no one's
     assert all(s.speaker == "" for s in sentences_of("〔休憩〕\n　" + MINUTES.splitlines()[3].strip() + "\n"))
+
+
+CUT_IN_TWO = """Grad B: So ultimately , if you produce a system like this , it takes the person where they want to go .
+Grad B: Rather than taking him always to the geometric center of a building ,
+Grad F: Mmm .
+Grad D:
+Grad B: which is what the navigation systems do now .
+Grad B: We even had to take out a bit of the road network so that it does not lead tourists to the wall ,
+Grad D: Oh , really ? I did not know that about the road network .
+Grad B: and that was an actual problem we encountered with the tourists .
+Professor C: So the belief network decides between the Vista mode , the Enter mode and the Tango mode ,
+Grad E: Mm - hmm .
+Professor C: Right .
+Professor C: And the features of the object decide which mode is likely for the tourists .
+"""
+
+
+def test_a_sentence_a_listener_cut_in_two_is_one_sentence_quoting_the_transcript():
+    """A listener's "Mmm ." (or an empty turn) between the halves of a speaker's sentence does not end it: the
+    speaker's words are read and shown whole, the quote is the transcript with the listener's line in it,
+    and the second half is not a sentence of its own. Someone saying more than a listener's few words, or
+    the speaker starting a new sentence (capitalised), leaves the first half as it was."""
+    found = sentences_of(CUT_IN_TWO)
+    joined = [s for s in found if s.spoken]
+    assert len(joined) == 1
+    s = joined[0]
+    assert s.shown() == ("Grad B: Rather than taking him always to the geometric center of a building , which is "
+                         "what the navigation systems do now .")
+    assert s.said() == ("Grad B: Rather than taking him always to the geometric center of a building, which is "
+                        "what the navigation systems do now.")
+    assert CUT_IN_TWO[s.start:s.start + len(s.text)] == s.text and "Grad F: Mmm ." in s.text
+    assert "navigat" in " ".join(s.units) and s.reading_chars == len(s.said()) - len("Grad B: ")
+    assert not any(t.text.startswith("which is") for t in found)               # not a sentence of its own
+    # Grad D said more than a listener's word: the network sentence stays cut, its end not taken in
+    cut = next(t for t in found if "road network so" in t.text)
+    assert not cut.spoken and cut.text.endswith("wall ,")
+    # the professor's next line begins a new sentence: not joined
+    mode = next(t for t in found if "Tango mode" in t.text)
+    assert not mode.spoken and mode.text.endswith("Tango mode ,")
+    # a story (no speakers) and an ended sentence are never joined
+    assert not [t for t in sentences_of("He ran to the door of the house and looked out ,\nand the rain had "
+                                        "stopped over the hills at last .\n") if t.spoken]
