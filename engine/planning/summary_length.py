@@ -3,20 +3,34 @@
 The summary's length follows what the document says: about WORDS_PER_1K_TOKENS words per 1,000 of its
 tokens, a meeting transcript's speaker labels and fillers left out (PlannedDocument.said_tokens), within
 bounds (measured against the plain refine loop's summaries in docs/quality-history.md), CHARS_PER_WORD characters
-a word. The notes strategy fills that length with its notes, each part choosing as many sentences as the
-notes still have room for (part_sentence_chars).
+a word; a document of 40-70k characters is read in at most READER_CHARS (see summary_words_for). The
+notes strategy fills that length with its notes, each part choosing as many sentences as the notes still have
+room for (part_sentence_chars).
 """
 from __future__ import annotations
 
 WORDS_PER_1K_TOKENS = 45
 MIN_WORDS, MAX_WORDS = 120, 700
 CHARS_PER_WORD = 6
+# What a person reads first of a long document is at most 3,000 characters for 40-70k characters of it (issue
+# 38): at 45 words per 1,000 tokens a 64k-character meeting (13.5k said tokens) was planned 3,636 characters.
+# So the length stops growing at READER_CHARS, less what the notes may run over it (COMPACTION_SLACK), and
+# stays there up to READER_TOKENS (70k characters of English prose, about 4 characters a token; a transcript
+# says fewer tokens in as many characters), then grows again, more slowly, for the day with an assistant of
+# 100-235k characters, up to MAX_WORDS.
+READER_CHARS = 3_000
+READER_TOKENS = 17_500
+WORDS_PER_1K_TOKENS_PAST_READER = 10
 
 
 def summary_words_for(document_tokens: int, override: int | None = None) -> int:
     if override:
         return override
-    return max(MIN_WORDS, min(MAX_WORDS, round(document_tokens / 1000 * WORDS_PER_1K_TOKENS)))
+    words = document_tokens / 1000 * WORDS_PER_1K_TOKENS
+    reader_words = READER_CHARS // ((1 + COMPACTION_SLACK) * CHARS_PER_WORD)      # whole words, rounded down
+    if words > reader_words:
+        words = reader_words + max(0, document_tokens - READER_TOKENS) / 1000 * WORDS_PER_1K_TOKENS_PAST_READER
+    return max(MIN_WORDS, min(MAX_WORDS, round(words)))
 
 
 def summary_chars_for(document_tokens: int, override_words: int | None = None) -> int:

@@ -75,6 +75,28 @@ def test_notes_a_little_over_the_length_are_written_as_they_are_not_merged():
     assert merges_expected(10_000, 40) > 0           # 3,330
 
 
+def test_a_document_of_40_to_70k_characters_is_read_in_at_most_3000_characters():
+    """The summary a person reads first: 3,000 characters at most for a document of 40-70k characters (up to
+    READER_TOKENS), even where its notes run over the length by all COMPACTION_SLACK lets them; growing with
+    the document below that and again past it, for a day with an assistant, up to MAX_WORDS."""
+    from precis.engine.planning.summary_length import (
+        CHARS_PER_WORD,
+        COMPACTION_SLACK,
+        MAX_WORDS,
+        READER_CHARS,
+        READER_TOKENS,
+    )
+    lengths = [summary_chars_for(tokens) for tokens in range(0, 80_001, 250)]
+    assert lengths == sorted(lengths)                                    # never shorter for a longer document
+    for tokens in range(10_000, READER_TOKENS + 1, 250):
+        assert summary_chars_for(tokens) * (1 + COMPACTION_SLACK) <= READER_CHARS
+    assert summary_chars_for(13_500) < 3_636                             # the 64k-character meeting's, before
+    assert summary_chars_for(8_000) == 2_160                             # shorter documents as before
+    assert summary_chars_for(40_000) > summary_chars_for(READER_TOKENS)  # a long day says more
+    assert summary_chars_for(200_000) == MAX_WORDS * CHARS_PER_WORD
+    assert summary_chars_for(13_500, 600) == 3_600                       # a length asked for is the length
+
+
 def test_compact_notes_leaves_notes_a_little_over_the_length_as_they_are():
     """No merge call is made for notes within COMPACTION_SLACK of the length: compact_notes returns them
     before it touches the run (a context with nothing but the length asked for would fail on a merge)."""
