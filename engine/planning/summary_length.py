@@ -16,8 +16,8 @@ CHARS_PER_WORD = 6
 # 38): at 45 words per 1,000 tokens a 64k-character meeting (13.5k said tokens) was planned 3,636 characters.
 # So the length stops growing at READER_CHARS, less what the notes may run over it (COMPACTION_SLACK), and
 # stays there up to READER_TOKENS (70k characters of English prose, about 4 characters a token; a transcript
-# says fewer tokens in as many characters), then grows again, more slowly, for the day with an assistant of
-# 100-235k characters, up to MAX_WORDS.
+# says fewer tokens in as many characters), then grows again, more slowly (a day with an assistant of 100-235k
+# characters), up to MAX_WORDS: the shape of the account's length (account_chars_for).
 READER_CHARS = 3_000
 READER_TOKENS = 17_500
 WORDS_PER_1K_TOKENS_PAST_READER = 10
