@@ -273,7 +273,7 @@ class MainWindow(QMainWindow):
         return RunRequest(files=[str(p) for p in self.documents.paths()], strategy=self.rules.strategy.currentText(),
                           per_file=self.documents.per_file, preset=self.rules.preset.currentData(),
                           rules_text=layout.preset.rules if self.rules.rules_overridden else "", date=layout.date,
-                          language=layout.language or "", **model)
+                          language=layout.language or "", summary_words=self.rules.summary_words, **model)
 
     def _schedule_plan(self) -> None:
         self._plan_sequence += 1          # whatever is being planned now is stale

@@ -1,4 +1,5 @@
-"""Strategy, preset, the rules text (editable, with reset to the preset), archive date, output language.
+"""Strategy, preset, the rules text (editable, with reset to the preset), archive date, output language, the
+summary's length.
 
 "Automatic" (the default preset) is the preset the documents' kind calls for (engine.prompts.presets.preset_for):
 the planner thread tells it with each plan (the documents are read once there, not on the GUI thread at every
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +30,8 @@ from precis.engine.prompts.presets import (
     load_preset,
 )
 from precis.engine.summary.strategies import STRATEGIES
+
+MAX_SUMMARY_WORDS = 5_000
 
 
 class RulesPanel(QWidget):
@@ -71,6 +75,17 @@ class RulesPanel(QWidget):
         self.language.setObjectName("outputLanguage")
         self.language.setPlaceholderText("the document's own")
         form.addRow("Output language", self.language)
+        # the notes' and the account's length in words, as `--summary-words` sets it; "Automatic" is the plan's
+        # (from what the document says: at most 3,000 characters for one of 40-70k), which the plan shows
+        self.length = QSpinBox(self)
+        self.length.setObjectName("summaryWords")
+        self.length.setRange(0, MAX_SUMMARY_WORDS)
+        self.length.setSingleStep(50)
+        self.length.setSpecialValueText("Automatic")
+        self.length.setSuffix(" words")
+        self.length.setToolTip("The written summary's length (notes and account strategies). Automatic: from the "
+                               "document's length, as the plan shows it")
+        form.addRow("Summary length", self.length)
         layout.addLayout(form)
         self.rules = QPlainTextEdit(self)
         self.rules.setObjectName("rulesEditor")
@@ -84,9 +99,14 @@ class RulesPanel(QWidget):
         layout.addLayout(row)
         self.preset.currentIndexChanged.connect(self.reset_rules)
         for signal in (self.strategy.currentIndexChanged, self.date.dateChanged, self.language.textChanged,
-                       self.rules.textChanged):
+                       self.rules.textChanged, self.length.valueChanged):
             signal.connect(lambda *_: self.changed.emit())
         self.reset_rules()
+
+    @property
+    def summary_words(self) -> int | None:
+        """The length asked for, None for the plan's own."""
+        return self.length.value() or None
 
     @property
     def preset_name(self) -> str:
@@ -144,6 +164,7 @@ class RulesPanel(QWidget):
         self.strategy.setCurrentText(request.strategy)
         self.date.setDate(QDate.fromString(request.archive_date, "yyyy-MM-dd"))
         self.language.setText(request.language or "")
+        self.length.setValue(request.summary_words or 0)
 
     @property
     def rules_overridden(self) -> bool:

@@ -19,6 +19,7 @@ def restore_panels(window, s: AppSettings, model_path: Path | None) -> None:
     window.rules.set_preset(s.preset, s.rules_override)
     window.rules.strategy.setCurrentText(s.strategy)
     window.rules.language.setText(s.language)
+    window.rules.length.setValue(s.summary_words)
     window.documents.mode.setCurrentIndex(1 if s.per_file else 0)
     window.model_panel.set_kv_type(s.kv_type)
     preferred = model_path or (Path(s.model) if s.model != "default" else bundled_model_path())
@@ -42,6 +43,7 @@ def save_panels(window, s: AppSettings) -> None:
     s.strategy, s.preset = window.rules.strategy.currentText(), window.rules.preset.currentData()
     s.rules_override = window.rules.rules.toPlainText() if window.rules.rules_overridden else ""
     s.language, s.per_file = window.rules.language.text(), window.documents.per_file
+    s.summary_words = window.rules.summary_words or 0
     if panel.server is not None:        # the last server, to offer it again (the key stays in the environment)
         s.server_url, s.server_model, s.server_key_env = panel.server.url, panel.server.model, panel.server.key_env
     save_settings(s)

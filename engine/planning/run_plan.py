@@ -15,7 +15,12 @@ from precis.engine.documents.spoken_text import said_share
 from precis.engine.events import BY_FILE
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
-from precis.engine.planning.summary_length import account_call_tokens, notes_call_tokens
+from precis.engine.planning.summary_length import (
+    account_call_tokens,
+    account_chars_for,
+    notes_call_tokens,
+    summary_chars_for,
+)
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
 from precis.engine.storage.speed_log import Speeds
 
@@ -66,6 +71,16 @@ class RunPlan:
     document_layouts: dict[str, RoundLayout] = field(default_factory=dict)
     strategy: str = ""                  # the strategy the estimate is of, and why it runs (the plan says both)
     strategy_reason: str = ""
+    summary_words: int | None = None    # the written summary's length asked for (None: from each document)
+
+    def summary_chars(self) -> list[int]:
+        """Each document's summary length in characters a reader reads, as the notes or the account strategy
+        will write it (engine.planning.summary_length); [] for the strategies that let the model say how long."""
+        if self.strategy == "notes":
+            return [summary_chars_for(d.said_tokens, self.summary_words) for d in self.documents]
+        if self.strategy == "account":
+            return [account_chars_for(d.said_tokens, self.summary_words) for d in self.documents]
+        return []
 
     def layout_for(self, document: str) -> RoundLayout:
         return self.document_layouts.get(document, self.layout)
@@ -113,7 +128,8 @@ class RunPlan:
                                         for p in d.parts]} for d in self.documents],
                "budget": self.budget.as_dict(), "rounds": self.rounds, "chunks": chunks,
                "preset": self.layout.preset.name, "preset_chosen_for": self.layout.preset_reason,
-               "date": self.layout.date, "strategy": self.strategy, "strategy_chosen_for": self.strategy_reason}
+               "date": self.layout.date, "strategy": self.strategy, "strategy_chosen_for": self.strategy_reason,
+               "summary_words_asked": self.summary_words, "summary_chars": self.summary_chars()}
         if self.document_layouts:
             out["presets_by_document"] = {name: {"preset": layout.preset.name, "chosen_for": layout.preset_reason}
                                           for name, layout in self.document_layouts.items()}
@@ -154,7 +170,8 @@ def build_plan(tokenizer, layout: RoundLayout, n_ctx: int, texts: list[tuple[str
     documents = plan_documents(tokenizer, texts, budget, progress)
     return RunPlan(budget, layout, documents,
                    estimate_run(budget, documents, speeds, strategy, summary_words, question_share),
-                   document_layouts=document_layouts, strategy=strategy, strategy_reason=strategy_reason)
+                   document_layouts=document_layouts, strategy=strategy, strategy_reason=strategy_reason,
+                   summary_words=summary_words)
 
 
 def duration_text(seconds: float) -> str:

@@ -25,6 +25,7 @@ class AppSettings:
     rules_override: str = ""           # empty: the preset's rules
     language: str = ""                 # empty: the document's own
     per_file: bool = False
+    summary_words: int = 0             # 0: the plan's length, from each document's
     recent_files: list[str] = field(default_factory=list)
     model_folders: list[str] = field(default_factory=list)
     server_url: str = ""               # a model server chosen in the window ("" : the local model)

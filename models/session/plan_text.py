@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from precis.engine.planning.memory_plan import MIB, MemoryPlan
 from precis.engine.planning.run_plan import RunPlan, duration_text
+from precis.engine.planning.summary_length import CHARS_PER_WORD
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,14 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
             cuts = ", ".join(f"{k} {v}" for k, v in sorted(bounds.items(), key=lambda kv: -kv[1]))
             lines.append(PlanLine(f"  {d.name}: {d.chars:,} chars, {d.tokens:,} tokens → {len(d.chunks)} rounds; "
                                   f"cut at {cuts}"))
+    lengths = plan.summary_chars()
+    if lengths:
+        low, high = min(lengths), max(lengths)
+        said = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+        words = f"{low // CHARS_PER_WORD:,}" if low == high else f"{low // CHARS_PER_WORD:,}–{high // CHARS_PER_WORD:,}"
+        each = " each" if len(lengths) > 1 else ""
+        how = "as asked" if plan.summary_words else "from the document's length"
+        lines.append(PlanLine(f"Summary length: about {words} words ({said} characters to read){each}, {how}"))
     flagged = sum(c.flagged for d in plan.documents for c in d.chunks)
     if flagged:
         lines.append(PlanLine(f"{flagged} chunk(s) had no seam and were split mid-text.", "warning"))

@@ -77,10 +77,10 @@ class RunRequest:
     max_chunk_tokens: int | None = option(None, "cap on each chunk's tokens (default: the size models of this size "
                                           "summarize best, or what the context allows if smaller)",
                                           flag="--chunk-tokens", type=int, metavar="N")
-    summary_words: int | None = option(None, "length of the written summary in words, notes strategy (default: "
-                                       "from the document's length, a transcript's speaker labels and fillers "
-                                       "left out)", flag="--summary-words", type=int,
-                                       commands=(SUMMARIZE,), metavar="N")
+    summary_words: int | None = option(None, "length of the written summary in words, notes and account strategies "
+                                       "(default: from the document's length, a transcript's speaker labels and "
+                                       "fillers left out; the plan shows it)", flag="--summary-words", type=int,
+                                       metavar="N")
     skip_noise: bool | None = option(None, "send log/tool-only parts to the model too (default: as the preset says)",
                                      flag="--no-skip-noise", commands=(SUMMARIZE,), action="store_const",
                                      const=False)

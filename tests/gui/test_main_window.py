@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMessageBox, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMessageBox, QPushButton, QSlider, QSpinBox, QWidget
 
 from precis import gui
 from precis.engine.errors import ModelLoadError
@@ -23,7 +23,7 @@ from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, meeting_transcript
 
 OBJECT_NAMES = ["documentList", "modelSelector", "contextSlider", "kvTypeSelector", "memoryBar", "planView",
-                "runButton", "stopButton", "lengthCurve", "roundInspector", "liveOutput", "summaryView"]
+                "runButton", "stopButton", "lengthCurve", "roundInspector", "liveOutput", "summaryView", "summaryWords"]
 
 
 def fake_factory(script=diligent, delay=0.0, calls=None, prompt_delay=0.0):
@@ -126,6 +126,32 @@ def test_slider_moves_memory_bar_and_plan_without_loading_the_model(make_window,
     assert window.findChild(QLabel, "planView").text() != text_before
     assert "context 8,192" in window.findChild(QLabel, "planView").text()
     assert loads == []                                                 # no model was loaded
+
+
+def test_the_plan_says_the_summarys_length_and_the_person_can_ask_for_another(make_window, qtbot, tmp_path):
+    """The notes strategy writes a summary of a length the plan states; the "Summary length" box asks for
+    another, as `--summary-words` does, and the plan follows it. A strategy whose model says how long (the
+    rolling loop) has no such line."""
+    window = make_window(runtime_factory=fake_factory(), tokenizer_factory=load_real_runtime)
+    window.rules.strategy.setCurrentText("rolling")
+    window.add_documents([_day_file(tmp_path)])
+    _wait_plan(qtbot, window)
+    view = window.findChild(QLabel, "planView")
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.strategy == "rolling", timeout=20_000)
+    assert "Summary length" not in view.text()
+    window.rules.strategy.setCurrentText("notes")
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.strategy == "notes", timeout=20_000)
+    assert window.request().summary_words is None
+    planned = window.plan.summary_chars()[0]
+    assert f"Summary length: about {planned // 6:,} words ({planned:,} characters to read), from the document" \
+        in view.text()
+    box = window.findChild(QSpinBox, "summaryWords")
+    assert box.text() == "Automatic"
+    box.setValue(300)
+    qtbot.waitUntil(lambda: window.plan is not None and window.plan.summary_words == 300, timeout=20_000)
+    assert window.request().summary_words == 300
+    assert "Summary length: about 300 words (1,800 characters to read), as asked" in view.text()
+    assert window.plan.estimate.generated_tokens != 0
 
 
 def test_the_automatic_preset_follows_the_documents_and_keeps_the_persons_rules(make_window, qtbot, tmp_path):
@@ -335,10 +361,11 @@ def test_settings_and_recent_files_persist(make_window, qtbot, tmp_path):
     first.model_panel.set_n_ctx(3072)
     first.model_panel.set_kv_type("q8_0")
     first.rules.set_preset("meeting-minutes")
+    first.rules.length.setValue(400)
     first.close()
     second = make_window(runtime_factory=fake_factory(), tokenizer_factory=fake_factory())
     assert second.model_panel.n_ctx == 3072 and second.model_panel.kv_type == "q8_0"
-    assert second.rules.preset.currentData() == "meeting-minutes"
+    assert second.rules.preset.currentData() == "meeting-minutes" and second.rules.summary_words == 400
     assert [a.text() for a in second.recent_menu.actions()] == [str(doc)]
 
 
