@@ -154,6 +154,28 @@ def test_the_estimate_counts_the_questions_when_given_their_share():
     assert asked.evaluated_tokens > without.evaluated_tokens and asked.generated_tokens == without.generated_tokens
 
 
+def test_a_long_texts_share_is_read_from_spread_stretches_of_it():
+    """The plan reads the share from at most QUESTION_SAMPLE_CHARS of a long text, in stretches spread over
+    it, each from a line's start to a line's end: about the share of the whole (a story whose first half asks
+    about every "He" and whose second half names each in its paragraph is read from both halves)."""
+    from precis.engine.summary.story_who import (
+        QUESTION_SAMPLE_CHARS,
+        _share_asked,
+        question_sample,
+        question_share,
+    )
+    named = "\n \n".join(f"  Captain Pell walked slowly along the bridge of freighter {i} and looked at the chart. He "
+                          f"checked every gauge on the panel twice before the long watch at helm {i} began.\n"
+                          for i in range(1200))
+    long = WATCHES * 30 + "\n \n" + named
+    assert len(long) > 1.5 * QUESTION_SAMPLE_CHARS
+    sample = question_sample(long)
+    assert len(sample) <= QUESTION_SAMPLE_CHARS and "Captain Pell walked" in sample.split("\n")[0]
+    assert all(line in long for line in sample.split("\n") if line)             # whole lines of the text
+    assert 0 < question_share(long) and abs(question_share(long) - _share_asked(long)) < 0.05
+    assert question_sample(WATCHES) == WATCHES                                   # a short text is read whole
+
+
 def test_the_plans_of_the_window_and_the_cli_count_the_questions(tmp_path):
     from precis.engine.documents.bundle import load_documents
     from precis.models.session.planner import plan_run
