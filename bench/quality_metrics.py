@@ -155,9 +155,23 @@ def coverage(summary: str, source: str, japanese: bool) -> dict:
     return {"quarters": round(sum(1 for h in hits if h) / 4, 2), "sentences_per_quarter": hits}
 
 
+# A note's references after its full stop ("- Passwyn tells him to go back. [2]", "- 知事は...述べた。 [13]") are its
+# sentence's: split at the stop, the sentence stood without them and the references alone, and every note
+# that ends as a sentence does counted as unlinked and unsupported (61146's notes: 0.54 of them "linked")
+_REFS_AFTER_STOP = re.compile(r"([.!?。！？])(\s*\[\d{1,5}(?:, ?\d{1,5})*\])")
+
+
+def refs_before_stop(summary: str) -> str:
+    """``summary`` with each reference list that follows a sentence's end moved before it ("back. [2]" ->
+    "back [2].")."""
+    return _REFS_AFTER_STOP.sub(r"\2\1", summary)
+
+
 def linked_share(summary: str) -> float | None:
     """Share of the summary's body sentences (not headings) that carry evidence references, at the end of a
-    line ("- point [3]") or inside a paragraph ("... the kinetic battery [4, 5]. The team ...")."""
+    line ("- point [3]", "- point. [3]") or inside a paragraph ("... the kinetic battery [4, 5]. The team
+    ...")."""
+    summary = refs_before_stop(summary)
     sentences = []
     for line in summary.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
@@ -176,6 +190,7 @@ def supported_share(summary: str, notes: list[dict]) -> float | None:
     words can tell. Computed here from the summary file's own references, apart from the checks that kept it."""
     from precis.engine.summary.alignment import units
     by_id = {n["id"]: n for n in notes}
+    summary = refs_before_stop(summary)
     cited = _CITED_SENTENCE.findall(summary)
     sentences = [(m.group(0), m.group(1)) for m in _CITED_SENTENCE.finditer(summary)]
     if not cited:

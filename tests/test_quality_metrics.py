@@ -1,0 +1,22 @@
+"""bench.quality_metrics: the shares of a summary's lines that cite a quote, and whose quotes hold them."""
+from __future__ import annotations
+
+from bench.quality_metrics import linked_share, supported_share
+
+SUMMARY = """## The inquest
+- Passwyn tells the pilot to go back. [2]
+- The pilot ducks out of sight [4]
+- 知事は多摩地域に相談拠点を新たに開設します。 [3]
+The team met at the dome [1]. Then nothing happened. The inquest ended with a verdict [2]."""
+NOTES = [{"id": 1, "quote": "The team met at the dome."}, {"id": 2, "quote": "Passwyn said: tell the pilot to go back."},
+         {"id": 3, "quote": "来年度は、多摩地域にも相談拠点を新たに開設をいたします。"},
+         {"id": 4, "quote": "The pilot ducked out of sight."}]
+
+
+def test_a_notes_references_after_its_full_stop_are_its_sentences():
+    # a note that ends as a sentence does ("... back. [2]") was split from its references: 0.54 of a
+    # development story's notes counted as linked, though every one cites its quote
+    assert linked_share(SUMMARY) == round(5 / 6, 4)                 # "Then nothing happened." cites nothing
+    # of the five cited sentences, the inquest's verdict is not in quote 2
+    assert supported_share(SUMMARY, NOTES) == round(4 / 5, 4)
+    assert linked_share("- Passwyn tells the pilot to go back. [2]\n- 知事は開設します。 [3]") == 1.0
