@@ -52,6 +52,12 @@ def _document_text(name: str) -> str:
     for path in CORPUS.glob("*/*.json"):
         if key(f"{path.parent.name}{path.stem}.txt") == key(name):
             return json.loads(path.read_text(encoding="utf-8"))["text"]
+    # the run is named by the document's own id, which for some folders is not the folder's name
+    # ("poliinfo/tokyo-assembly_2020-02-26" in poliinfo_tokyo/, "momo/..." in momo_project_log/)
+    for path in CORPUS.glob("*/*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if key(str(data.get("id", "")).replace("/", "") + ".txt") == key(name):
+            return data["text"]
     return ""
 
 

@@ -129,3 +129,15 @@ def test_the_notes_strategys_bullets_are_drawn_without_their_headings_and_with_t
     assert [r["sentence"] for r in rows] == [f"The budget is {i * 5} euros." for i in range(6)]
     assert [r["part"] for r in rows] == [0, 0, 1, 1, 2, 2]
     assert [r["line"] for r in rows] == [1, 2, 4, 5, 7, 8]            # each bullet's place, headings counted
+
+
+def test_a_document_whose_id_is_not_its_folders_name_is_still_found(tmp_path, monkeypatch):
+    from bench.faithfulness_sample import _document_text
+    corpus = tmp_path / "corpus"
+    (corpus / "poliinfo_tokyo").mkdir(parents=True)
+    (corpus / "poliinfo_tokyo" / "tokyo-assembly_2020-02-26.json").write_text(
+        json.dumps({"id": "poliinfo/tokyo-assembly_2020-02-26", "text": "議長：開会します。"}), encoding="utf-8")
+    monkeypatch.setattr(bench.quality, "CORPUS", corpus)
+    # a bench run names it by its id: "poliinfo__tokyo-assembly__2020-02-26.txt", not by its folder
+    assert _document_text("poliinfo__tokyo-assembly__2020-02-26.txt") == "議長：開会します。"
+    assert _document_text("poliinfo__tokyo-assembly__2020-02-27.txt") == ""
