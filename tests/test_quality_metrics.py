@@ -20,3 +20,13 @@ def test_a_notes_references_after_its_full_stop_are_its_sentences():
     # of the five cited sentences, the inquest's verdict is not in quote 2
     assert supported_share(SUMMARY, NOTES) == round(4 / 5, 4)
     assert linked_share("- Passwyn tells the pilot to go back. [2]\n- 知事は開設します。 [3]") == 1.0
+
+
+def test_a_stop_inside_a_number_or_a_name_ends_no_sentence():
+    # an earnings call's "17.3%" was read as two sentences, the first without its reference
+    summary = ("- Same-store sales increased by 5.7% in February, reflecting comp sales growth of 11.2%. [3]\n"
+               "- キャッシュは `os.UserCacheDir()` に置く。 [4]")
+    assert linked_share(summary) == 1.0
+    notes = [{"id": 3, "quote": "Same-store sales increased 5.7% in February, reflecting comp sales growth of 11.2%."},
+             {"id": 4, "quote": "キャッシュは os.UserCacheDir() の下に置きます。"}]
+    assert supported_share(summary, notes) == 1.0
