@@ -7,6 +7,7 @@ said: ``said_share``), and what the notes strategy shows and counts of a sentenc
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 from precis.engine.documents.commit_log import commit_subjects
@@ -27,9 +28,24 @@ def is_exchange(text: str) -> bool:
     return any(SPEAKER_PREFIX.match(turn) for turn in text.split(TURN_JOINER)[1:])
 
 
+# A Japanese assembly's label names a member by seat ("百二十七番（和泉なおみ君）") or an official by role ("知事
+# （小池百合子君）", "福祉保健局長（内藤淳君）"). Shown as written, the 1.5B model's notes named members by their seat
+# alone ("六十三番は ...") and kept the minutes' honorific ("小池百合子君は ...", "内藤淳君: ..."); the members
+# themselves say "和泉なおみ議員" and "知事", as the assembly's own summary of a sitting does.
+_ASSEMBLY_LABEL = re.compile(r"^([^\s：:（(]{1,30})（([^）\n]{1,20})君）$")
+_SEAT = re.compile(r"^[〇一二三四五六七八九十百千]+番$")
+ASSEMBLY_MEMBER = "議員"
+
+
 def speaker_of(label: str) -> str:
-    """Who a label names, as written: "Marketing", "知事（小池百合子君）"."""
-    return label.strip().rstrip(":：").strip()
+    """Who a label names: "Marketing"; a Japanese assembly's member by name, "和泉なおみ議員" (of
+    "百二十七番（和泉なおみ君）"), and its officials by role, "知事" (of "知事（小池百合子君）")."""
+    who = label.strip().rstrip(":：").strip()
+    assembly = _ASSEMBLY_LABEL.match(who)
+    if assembly:
+        seat, name = assembly.groups()
+        return name + ASSEMBLY_MEMBER if _SEAT.match(seat) else seat
+    return who
 
 
 _LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
@@ -41,23 +57,48 @@ def speaker_name(speaker: str) -> str:
     return _LINE_TIME.sub("", speaker)
 
 
-def turn_speakers(text: str) -> dict[int, str]:
+def turn_speakers(text: str, speaker_at_start: str = "") -> dict[int, str]:
     """By the offset of each line that goes on with the turn above it (a Japanese paragraph under a labelled
     one, opening with ``TURN_GOES_ON``): the speaker of that turn. In the development minutes of the Tokyo
     assembly a governor's answer is a label line and 5-30 such paragraphs: without this, all but its first
-    sentence were said by no one."""
+    sentence were said by no one. ``speaker_at_start``: whose turn ``text`` starts inside (a part cut from a
+    document: ``TurnIndex``); its first line goes on with that turn whatever it opens with."""
     speakers: dict[int, str] = {}
-    speaker, at = "", 0
+    speaker, at = speaker_at_start, 0
     for line in text.split("\n"):                 # offsets as sentences_of finds a line's start: after "\n"
         label = SPEAKER_PREFIX.match(line)
         if label:
             speaker = speaker_of(label.group(0))
-        elif line.startswith(TURN_GOES_ON) and speaker:
+        elif (line.startswith(TURN_GOES_ON) or at == 0) and speaker:
             speakers[at] = speaker
         elif line.strip():
             speaker = ""
         at += len(line) + 1
     return speakers
+
+
+class TurnIndex:
+    """Whose turn each point of a document is in, for its parts. A member's question in the development
+    minutes of the Tokyo assembly runs over 20,000 characters, a dozen parts: read from the part alone, every
+    part after its first was said by no one, and so were its notes."""
+
+    def __init__(self, text: str) -> None:
+        self.starts: list[int] = []               # where each run of lines of one speaker starts
+        self.speakers: list[str] = []             # its speaker, "" for no one's lines
+        going_on = turn_speakers(text)
+        at = 0
+        for line in text.split("\n"):
+            label = SPEAKER_PREFIX.match(line)
+            who = speaker_of(label.group(0)) if label else going_on.get(at, "")
+            if line.strip() and (not self.speakers or who != self.speakers[-1]):   # a blank line goes on
+                self.starts.append(at)
+                self.speakers.append(who)
+            at += len(line) + 1
+
+    def at(self, offset: int) -> str:
+        """The speaker whose turn holds ``offset``, or ""."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return self.speakers[i] if i >= 0 else ""
 
 
 # The full stop of a title before a name ("Mr. Chair", "Hon. Patty Hajdu") ends no sentence: taken for one,

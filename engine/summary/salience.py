@@ -30,6 +30,7 @@ from precis.engine.documents.spoken_text import (
     clean_utterance,
     speaker_name,
     speaker_of,
+    TurnIndex,
     turn_speakers,
     unbold,
     unspell,
@@ -192,12 +193,14 @@ def procedure_factor(sentence: str) -> float:
     return PROCEDURE_WEIGHT if len(sentence) <= PROCEDURE_MAX_CHARS and _PROCEDURE.search(sentence) else 1.0
 
 
-def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = False) -> list[Sentence]:
+def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = False,
+                 speaker_at_start: str = "") -> list[Sentence]:
     """The sentences of ``text`` long and substantive enough to be noted (no logs, greetings, fillers). In a
     chat transcript, only those of its people's own words (engine.documents.transcript_turns): ``prose``,
     the spans of them in ``text`` (a part's, from its whole document: a part can start inside a tool's
     output), else found in ``text`` itself. In a meeting transcript, short turns in a row are also taken
-    together as one exchange (``exchanges``). ``relaxed``: fewer units are enough (RELAXED_MIN_SENTENCE_UNITS)."""
+    together as one exchange (``exchanges``). ``relaxed``: fewer units are enough (RELAXED_MIN_SENTENCE_UNITS).
+    ``speaker_at_start``: whose turn ``text`` starts inside, when it is a part of a document (``TurnIndex``)."""
     min_units = RELAXED_MIN_SENTENCE_UNITS if relaxed else MIN_SENTENCE_UNITS
     # a hard-wrapped story's sentences run across its line breaks: found in the text with them as spaces
     # (the same length, so the same offsets; engine.documents.wrapped_lines)
@@ -207,7 +210,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = Fal
         prose = prose_spans(text)
     found = []
     short_turns: list[Sentence] = []
-    going_on = turn_speakers(text)
+    going_on = turn_speakers(text, speaker_at_start)
     for m in SENTENCE.finditer(text):
         # a list item's "- " is not the sentence's, nor a chat turn's "[assistant] "
         marker = _LIST_MARKER.match(m.group(0)) or TURN_MARKER.match(m.group(0))
@@ -301,6 +304,7 @@ class DocumentWeights:
         self.sentences_with = Counter()
         self.document_chars = len(document)
         self.prose = prose_spans(document)
+        self.turns = TurnIndex(document)
         found = {s.start: s for s in sentences_of(document, self.prose)}
         subjects = subject_sentences(document)
         # no sentence worth noting by the usual rule: the document's best are what there is
@@ -327,9 +331,12 @@ class DocumentWeights:
     def sentences_in(self, part: str, part_offset: int) -> list[Sentence]:
         """The sentences of a part of this document (starting at ``part_offset``) worth noting: in a chat
         transcript, those of its people's own words as the whole document shows them."""
-        if self.prose is None or part_offset + len(part) > self.document_chars:
+        if part_offset + len(part) > self.document_chars:
             return sentences_of(part, relaxed=self.relaxed)
-        return sentences_of(part, self.prose.shifted(part_offset), self.relaxed)
+        speaker = self.turns.at(part_offset)
+        if self.prose is None:
+            return sentences_of(part, relaxed=self.relaxed, speaker_at_start=speaker)
+        return sentences_of(part, self.prose.shifted(part_offset), self.relaxed, speaker)
 
     def weight(self, unit: str) -> float:
         n = self.sentences_with[unit]

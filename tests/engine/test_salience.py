@@ -350,8 +350,29 @@ MINUTES = """議長（石川良一君）：これより本日の会議を開き�
 
 def test_a_japanese_assemblys_turn_is_its_speakers_over_every_paragraph():
     long = [s for s in sentences_of(MINUTES) if not s.turns]
-    assert [s.speaker for s in long] == ["知事（小池百合子君）", "知事（小池百合子君）", "百二十七番（和泉なおみ君）"]
-    assert long[0].shown().startswith("知事（小池百合子君）: 中国武漢市")
+    # a member by name, as the members call each other, an official by role; not the seat nor the honorific
+    assert [s.speaker for s in long] == ["知事", "知事", "和泉なおみ議員"]
+    assert long[0].shown().startswith("知事: 中国武漢市")
+    assert long[2].said().startswith("和泉なおみ議員: 横田基地")
     assert long[2].body().startswith("横田基地")                         # the label is not what was said
     # a paragraph after a line of no one's (a heading, a stage direction) is no one's
     assert all(s.speaker == "" for s in sentences_of("〔休憩〕\n　" + MINUTES.splitlines()[3].strip() + "\n"))
+
+
+def test_a_part_cut_from_inside_a_long_turn_is_still_its_speakers():
+    # a member's question runs over a dozen parts of the development minutes: each part after its first, read
+    # alone, was said by no one
+    document = MINUTES + "〔休憩〕\n　この段落は議事録に残るだけで、誰の発言でもない長い説明の文章です。\n"
+    weights = DocumentWeights(document)
+    governor = document.index("　都は、区市町村")               # a paragraph of the governor's answer
+    mid_line = document.index("感染経路が明らかでない")         # a part cut inside a paragraph
+    member = document.index("基地周辺の深刻な")                 # inside the member's labelled line
+    for offset in (governor, mid_line):
+        part = document[offset:document.index("百二十七番（")]
+        assert [s.speaker for s in weights.sentences_in(part, offset)][:1] == ["知事"]
+        assert sentences_of(part)[0].speaker == ""                  # the part alone cannot tell
+    part = document[member:]
+    found = weights.sentences_in(part, member)
+    assert found[0].speaker == "和泉なおみ議員"
+    # the turn ends where the minutes' lines stop being anyone's, as in the whole document
+    assert found[-1].speaker == "" and found[-1].text.startswith("この段落は")
