@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass, field, fields
 # Flags a round can carry (engine.summary.guard and the strategies): failed checks "shrank", "meta", "empty",
 # "truncated", "repetition", "copied_chunk", "echoed_prompt", "dropped_facts", "scaffold", "wrong_language";
 # outcomes "repaired" (a stricter retry passed), "notes_fallback" (the part's checked notes folded in),
-# "extracted" (no rewording of the part's chosen sentences passed: the sentences, cleaned of fillers),
+# "extracted" (no rewording of the part's chosen sentences passed: the sentences, cleaned of fillers, or the
+# model's shortenings of them in their own words, "shortened"),
 # "kept_parts" (a failed merge keeps its parts), "notes_direct" (not asked to rewrite: the parts before it
 # failed, so the part went straight to its notes), "noise_skipped", "scaffold_stripped"; account rounds
 # "lines_refused" (a line failed its checks), "asked_again" (a line kept from the second ask), "reattributed" (a

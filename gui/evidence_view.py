@@ -61,6 +61,7 @@ def evidence_html(notes: list[dict], text: str) -> str:
         where = f"line {n['start_line']:,}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']:,}–{n['end_line']:,}"
         how = {"extract": "taken verbatim", "reworded": "reworded by the model",
+               "shortened": "shortened by the model, mostly in the sentence's own words",
                "aligned": f"a sentence holding {n.get('score', 0):.0f}% of what the account says here",
                "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words",
                "subject": "the commit's subject line, as its author wrote it"}.get(

@@ -40,7 +40,7 @@ def sources_markdown(summary: str, notes: list[dict], heading: str = "##") -> li
         quote = n["quote"] if len(n["quote"]) <= QUOTE_CHARS_SHOWN else n["quote"][:QUOTE_CHARS_SHOWN] + "…"
         lines = f"line {n['start_line']}" if n["start_line"] == n["end_line"] else \
             f"lines {n['start_line']}–{n['end_line']}"
-        how = {"extract": " (taken verbatim)", "reworded": " (reworded)",
+        how = {"extract": " (taken verbatim)", "reworded": " (reworded)", "shortened": " (shortened in its own words)",
                "located": " (the passage holding the note's words)",
                "subject": " (the commit's subject line)", "aligned": " (a sentence the account's words come from)"}.get(
             n.get("origin"), "")

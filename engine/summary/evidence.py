@@ -197,6 +197,7 @@ class Note:
     origin: str = "model"     # "model": the model's quote, found; "located": its quote was not in the part, the
     #                           passage holding the point's words was; "extract": a sentence taken verbatim;
     #                           "reworded": a sentence code chose, the point the model's checked rewording of it;
+    #                           "shortened": as "reworded", the point a shortening in the sentence's own words;
     #                           "subject": a git log's commit subject, chosen by code, as its author wrote it
 
     def as_dict(self) -> dict:

@@ -297,7 +297,10 @@ class RunContext:
                 break
             folded.append(f"- {n.point} [{n.id}]")
         if how == "extracted":
-            kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + " taken verbatim (no rewording passed)"
+            short = sum(n.origin == "shortened" for n in got.notes)
+            kind_of = ("sentence" if len(got.notes) == 1 else "sentences") + (
+                " taken verbatim" if not short else f" taken verbatim or shortened in their own words ({short})") + \
+                " (no rewording passed)"
         elif "commit_subjects" in got.flags:
             kind_of = "commit " + ("subject" if len(got.notes) == 1 else "subjects")
         else:
