@@ -20,6 +20,10 @@ SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?(?:[A-Z][\w.'-]*(?: [\w
                             r"(?: \((?:[^()\n]|\([^()\n]*\)){1,80}\))?:\s+|[^\s：:（(]{1,30}（[^）\n]{1,20}君）：\s*)")
 # A Japanese turn runs on over paragraphs, each opening with an ideographic space: still its speaker's
 TURN_GOES_ON = "\u3000"
+# ... and over a paragraph of Japanese prose that lost that space (one in the development minutes, in a
+# member's question: the 200 lines after it were said by no one); a stage direction ("〔知事小池百合子君登壇〕")
+# or any other line ends the turn
+UNINDENTED_PROSE = re.compile(r"^[\u3040-\u30ff\u4e00-\u9fff][^\n]*。$")
 TURN_JOINER = " / "             # between the turns of an exchange as shown and quoted: "A: ... / B: ..."
 
 
@@ -69,7 +73,7 @@ def turn_speakers(text: str, speaker_at_start: str = "") -> dict[int, str]:
         label = SPEAKER_PREFIX.match(line)
         if label:
             speaker = speaker_of(label.group(0))
-        elif (line.startswith(TURN_GOES_ON) or at == 0) and speaker:
+        elif (line.startswith(TURN_GOES_ON) or at == 0 or UNINDENTED_PROSE.match(line)) and speaker:
             speakers[at] = speaker
         elif line.strip():
             speaker = ""

@@ -357,6 +357,9 @@ def test_a_japanese_assemblys_turn_is_its_speakers_over_every_paragraph():
     assert long[2].body().startswith("横田基地")                         # the label is not what was said
     # a paragraph after a line of no one's (a heading, a stage direction) is no one's
     assert all(s.speaker == "" for s in sentences_of("〔休憩〕\n　" + MINUTES.splitlines()[3].strip() + "\n"))
+    # a paragraph of the answer that lost its opening space is still the governor's, and so is the next
+    unindented = MINUTES.replace("\n　都は、", "\n都は、")
+    assert [s.speaker for s in sentences_of(unindented) if not s.turns] == ["知事", "知事", "和泉なおみ議員"]
 
 
 def test_a_part_cut_from_inside_a_long_turn_is_still_its_speakers():
