@@ -155,14 +155,14 @@ def coverage(summary: str, source: str, japanese: bool) -> dict:
     return {"quarters": round(sum(1 for h in hits if h) / 4, 2), "sentences_per_quarter": hits}
 
 
-# A note's references after its full stop ("- Passwyn tells him to go back. [2]", "- 知事は...述べた。 [13]") are its
-# sentence's: split at the stop, the sentence stood without them and the references alone, and every note
-# that ends as a sentence does counted as unlinked and unsupported (61146's notes: 0.54 of them "linked")
 # A sentence of a summary line, for its references: it ends at a stop followed by a space or the line's end
 # (or a Japanese stop), not at the stop inside "17.3%", "2.0" or "os.UserCacheDir" (an earnings call's "- Net
 # sales increase by 17.3% [5]" was read as "- Net sales increase by 17." without its reference and "3% [5]")
 _IN_SENTENCE = r"(?:[^.!?。！？\n]|[.!?](?![\s\[]|$))"
 _LINE_SENTENCES = re.compile(_IN_SENTENCE + r"+[.!?。！？]?")
+# A note's references after its full stop ("- Passwyn tells him to go back. [2]", "- 知事は...述べた。 [13]") are
+# its sentence's: split at the stop, the sentence stood without them and the references alone, and every note
+# that ends as a sentence counted as unlinked and unsupported (61146's notes: 0.54 of them "linked")
 _REFS_AFTER_STOP = re.compile(r"([.!?。！？])(\s*\[\d{1,5}(?:, ?\d{1,5})*\])")
 
 
