@@ -61,9 +61,10 @@ def plan_lines(plan: RunPlan, memory: MemoryPlan | None = None, *, per_document:
                                   f"cut at {cuts}"))
     lengths = plan.summary_chars()
     if lengths:
+        def span(low: int, high: int) -> str:
+            return f"{low:,}" if low == high else f"{low:,}–{high:,}"
         low, high = min(lengths), max(lengths)
-        said = f"{low:,}" if low == high else f"{low:,}–{high:,}"
-        words = f"{low // CHARS_PER_WORD:,}" if low == high else f"{low // CHARS_PER_WORD:,}–{high // CHARS_PER_WORD:,}"
+        said, words = span(low, high), span(low // CHARS_PER_WORD, high // CHARS_PER_WORD)
         each = " each" if len(lengths) > 1 else ""
         how = "as asked" if plan.summary_words else "from the document's length"
         lines.append(PlanLine(f"Summary length: about {words} words ({said} characters to read){each}, {how}"))

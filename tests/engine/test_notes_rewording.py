@@ -280,23 +280,25 @@ def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_i
     assert "example_leak" not in japanese.names
 
 
-def _shortens(call, keep_words: int):
-    """Each sentence's first ``keep_words`` words after its point number, as written: a shortening in the
-    sentence's own words, refused as copied from the part."""
-    sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
-    if call.kind == "restate":
-        sentences = {"": call.content}
-    said = {i: " ".join(re.sub(r"^.*?point \d+: ", "", s).split()[:keep_words]) for i, s in sentences.items()}
-    if call.kind == "restate":
-        return said[""] + "\n"
-    return "".join(f"[{i}] {s}\n" for i, s in said.items())
+def _shortening(keep_words: int):
+    """A script: each sentence to reword said as its first ``keep_words`` words after its point number, as
+    written (a shortening in the sentence's own words, refused as copied from the part); other calls as
+    diligent."""
+    def script(call):
+        if call.kind not in ("reword", "restate"):
+            return diligent(call)
+        sentences = {"": call.content} if call.kind == "restate" else \
+            dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        said = {i: " ".join(re.sub(r"^.*?point \d+: ", "", s).split()[:keep_words]) for i, s in sentences.items()}
+        if call.kind == "restate":
+            return said[""] + "\n"
+        return "".join(f"[{i}] {s}\n" for i, s in said.items())
+    return script
 
 
 def test_where_no_rewording_passes_a_shortening_in_the_sentences_own_words_stands_for_it():
     # what the 1.5B model did with a Japanese assembly's long sentences: their phrases kept, the rest left out
-    def shortens(call):
-        return _shortens(call, 8) if call.kind in ("reword", "restate") else diligent(call)
-    rt, plan, state, events = notes_run(shortens, sessions=2)
+    rt, plan, state, events = notes_run(_shortening(8), sessions=2)
     kept = state.notes["day.txt"]
     assert kept and all(n["origin"] == "shortened" for n in kept)
     assert all(n["point"].startswith("the budget for project P") and len(n["point"]) < 0.67 * len(n["quote"])
@@ -306,8 +308,6 @@ def test_where_no_rewording_passes_a_shortening_in_the_sentences_own_words_stand
 
 
 def test_a_shortening_that_keeps_most_of_its_sentence_is_no_note_and_the_sentence_stands():
-    def keeps_most(call):
-        return _shortens(call, 17) if call.kind in ("reword", "restate") else diligent(call)
-    rt, plan, state, _events = notes_run(keeps_most, sessions=2)
+    rt, plan, state, _events = notes_run(_shortening(17), sessions=2)
     kept = state.notes["day.txt"]
     assert kept and all(n["origin"] == "extract" for n in kept)
