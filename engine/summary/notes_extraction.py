@@ -11,7 +11,7 @@ import bisect
 import re
 from dataclasses import dataclass, field, replace
 
-from precis.engine.documents.spoken_text import AFTER_TITLE
+from precis.engine.documents.spoken_text import AFTER_TITLE, speaker_name
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.layout import is_japanese
@@ -336,7 +336,13 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
         point, seen, who = sentence.said(), sentence.shown(), ""
-        if referents and not sentence.speaker and not sentence.turns:
+        if not referents and sentence.speaker and not sentence.turns:
+            # A Japanese turn's sentence is shown without its speaker and its note put under the name after.
+            # Japanese leaves a sentence's subject unsaid; shown "鈴木章浩議員: 三つの基金を新設しました", the
+            # model made the speaker the subject ("鈴木章浩議員は、三つの基金を新設しました", what the city did):
+            # the commonest unfaithful line of the development assembly's notes, and a name it misspelt.
+            seen, who = sentence.shown(labelled=False), speaker_name(sentence.speaker)
+        elif referents and not sentence.speaker and not sentence.turns:
             end = sentence.start + len(sentence.text)
             who = teller(part, sentence.start, end)
             if not who:

@@ -112,12 +112,14 @@ class Sentence:
         """The sentence without its speaker's label."""
         return without_label(self.text, self.opens_line)
 
-    def shown(self) -> str:
-        """As the model sees it: with who said it, so a note can say who proposed what."""
+    def shown(self, labelled: bool = True) -> str:
+        """As the model sees it: with who said it, so a note can say who proposed what; without
+        (``labelled`` False) where the note is put under the speaker's name after (a Japanese turn's,
+        ``notes_extraction``)."""
         if self.turns:
             return TURN_JOINER.join(self.turns)
         body = unbold(unspell(self.body()))
-        return f"{self.speaker}: {body}" if self.speaker else body
+        return f"{self.speaker}: {body}" if self.speaker and labelled else body
 
     def said(self) -> str:
         """As a reader wants it on one line, when no rewording of it passed: fillers out, who said it kept

@@ -153,8 +153,9 @@ def told_by(point: str, who: str) -> str:
     """A note of a character's words, under the character's name as a meeting's turn is ("Syme: They never come
     near our cities"), unless it names them itself; as it was where no one is known (``who`` ""). The model's
     own stand-in for the character's "I" is the name ("The speaker loses hazard pay" -> "Quade loses hazard
-    pay"): under a label it read twice over, and a blind reader found it awkward."""
-    if not who or re.search(rf"\b{re.escape(who)}\b", point):
+    pay"): under a label it read twice over, and a blind reader found it awkward. A Japanese speaker's note
+    too ("和泉なおみ議員: ..."): Japanese writes no spaces, so a name is found by its characters alone."""
+    if not who or (who in point if not who.isascii() else re.search(rf"\b{re.escape(who)}\b", point)):
         return point
     if _THE_SPEAKER.search(point):
         return _THE_SPEAKER.sub(who, point, count=1)
