@@ -311,3 +311,34 @@ def test_a_shortening_that_keeps_most_of_its_sentence_is_no_note_and_the_sentenc
     rt, plan, state, _events = notes_run(_shortening(17), sessions=2)
     kept = state.notes["day.txt"]
     assert kept and all(n["origin"] == "extract" for n in kept)
+
+
+ASSEMBLY = """議長（石川良一君）：これより本日の会議を開きます。
+知事（小池百合子君）：和泉なおみ議員の代表質問にお答えをいたします。
+　都は、区市町村のサービス見込み量を踏まえまして、特別養護老人ホームの整備目標を定めております。
+　都は、来年度から介護職員の宿舎借り上げ支援を拡充し、人材の確保と定着を進めてまいります。
+百二十七番（和泉なおみ君）：都は、今年度の予算で防災と福祉と環境のための三つの基金を新設しました。
+　基金の使い道を都民に詳しく説明し、予算の透明性を確保することが必要です。
+"""
+
+
+def test_a_japanese_turns_sentence_is_reworded_without_its_speaker_and_put_under_the_name_after():
+    # shown "和泉なおみ議員: 都は、...基金を新設しました", the 1.5B model wrote "和泉なおみ議員は、三つの基金を新設しました":
+    # the member made the doer of what the city did
+    def rewords_the_words(call):
+        if call.kind == "reword":
+            sentences = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+            return "".join(f"[{i}] {'・'.join(re.findall(r'[一-龥ァ-ヶー]{2,}', s)[:4])}の件\n"
+                           for i, s in sentences.items())
+        return diligent(call)
+    rt = FakeRuntime(script=rewords_the_words)
+    plan = make_plan(rt, ASSEMBLY * 3, preset="generic")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    asked = [ln for c in rt.calls if c.kind == "reword" for ln in re.findall(r"^\[\d+\] .+$", c.content, re.M)]
+    assert asked and not any(re.match(r"^\[\d+\] (?:知事|和泉なおみ議員): ", ln) for ln in asked)
+    notes = [n for n in state.notes["day.txt"] if n["origin"] == "reworded"]
+    spoken = [n for n in notes if "会議を開きます" not in n["quote"]]
+    assert spoken and all(n["point"].startswith(("知事: ", "和泉なおみ議員: ")) for n in spoken)
+    member = [n for n in spoken if "基金" in n["quote"]]
+    assert member and all(n["point"].startswith("和泉なおみ議員: ") for n in member)   # not the seat, "百二十七番"

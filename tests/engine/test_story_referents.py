@@ -76,6 +76,9 @@ def test_a_characters_words_are_noted_under_their_name_unless_the_note_names_the
     assert told_by("Nobody believes the speaker", "Quade") == "Nobody believes Quade"
     # a name inside another word is not the name
     assert told_by("Symes never come", "Syme") == "Syme: Symes never come"
+    # a Japanese speaker's note: Japanese writes no spaces between a name and its particle
+    assert told_by("三つの基金を新設", "和泉なおみ議員") == "和泉なおみ議員: 三つの基金を新設"
+    assert told_by("和泉なおみ議員は基金の説明を要求", "和泉なおみ議員") == "和泉なおみ議員は基金の説明を要求"
 
 
 def test_a_word_seen_only_opening_sentences_is_no_speaker():
