@@ -23,7 +23,8 @@ class FakeCall:
     kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
     #                          "account" (a part: what happens in it), "account_again" (one line from a passage),
     #                          "reading" (a yes/no question: content the statement, summary its passage),
-    #                          "who" (a lettered question: content the question and its choices, summary the story)
+    #                          "who" (a lettered question: content the question and its choices, summary the story),
+    #                          "pick" (a story part's numbered sentences: content the numbered lines)
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -61,6 +62,8 @@ def diligent(call: FakeCall) -> str:
     if call.kind == "reading":
         return "Yes"
     if call.kind == "who":            # undecided: every choice as likely, so no one is named
+        return ""
+    if call.kind == "pick":           # no number: code's own choice stands
         return ""
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
@@ -203,6 +206,8 @@ def _parse(prompt: str, number: int) -> FakeCall:
     who = re.search(r"^Story:\n<<<\n(.*)\n>>>\n\n(In the last sentence, .*)", user, re.S)
     if who:                             # who a story's "he" is: the passage, and the question with its choices
         return FakeCall(number, "who", who.group(1), who.group(2), False, prompt)
+    if "\n<story_sentences>\n" in "\n" + user:
+        return FakeCall(number, "pick", "", _between(user, "<story_sentences>", "</story_sentences>"), False, prompt)
     reading = re.search(r"^Text:\n<<<\n(.*)\n>>>\n\nStatement: (.*)\n\n", user, re.S)
     if reading:
         return FakeCall(number, "reading", reading.group(1), reading.group(2), False, prompt)

@@ -27,6 +27,7 @@ from precis.engine.summary.salience import (
     subject_sentences,
     units_of,
 )
+from precis.engine.summary.story_pick import story_sentences
 from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
 
@@ -326,13 +327,18 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
-    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
-                              weights.sentences_in(part, part_offset))
+    referents = not is_japanese(layout.language)
+    candidates = weights.sentences_in(part, part_offset)
+    if referents:
+        # a story's: the model picks the ones that tell what happens among code's wider choice
+        chosen = yield from story_sentences(ctx, index, part, weights, covered, budget_chars, cap_sentences,
+                                            candidates, out.results)
+    else:
+        chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences, candidates)
     extracts, shown, tellers = [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
     # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
-    referents = not is_japanese(layout.language)
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
         point, seen, who = sentence.said(), sentence.shown(), ""
