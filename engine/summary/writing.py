@@ -213,15 +213,17 @@ def commit_days_heading(notes: list[Bullet], days: dict[int, str], language: str
 
 
 def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, language: str | None = None,
-                days: dict[int, str] | None = None):
+                days: dict[int, str] | None = None, heading: str = ""):
     """Generator for one section: its heading (one call, greedy; a git log's days, no call: see
-    ``commit_days_heading``), then its notes; returns Written. ``language``: the heading's (the one asked
-    for, else the document's when Precis can name it)."""
+    ``commit_days_heading``; ``heading`` where code has it, no call: an assembly's, engine.summary.exchanges),
+    then its notes; returns Written. ``language``: the heading's (the one asked for, else the document's when
+    Precis can name it)."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     written = Written()
     yield RoundStarted(index, "write", -1, total, 0, sum(len(n.point) for n in notes), "", "", 1)
-    heading = commit_days_heading(notes, days or {}, layout.language)
     if heading:
+        written.flags.append("exchange_heading")
+    elif heading := commit_days_heading(notes, days or {}, layout.language):
         written.flags.append("commit_days_heading")
     else:
         heading = yield from _model_heading(ctx, index, layout, notes, section, written)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from precis.engine.documents.commit_log import commit_days
-from precis.engine.documents.spoken_text import said_alone
+from precis.engine.documents.spoken_text import TurnIndex, said_alone
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import (
@@ -42,6 +42,7 @@ from precis.engine.summary.compaction import (
     reading_chars,
 )
 from precis.engine.summary.evidence import Note
+from precis.engine.summary.exchanges import exchange_sections
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import salient_notes_for_part
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
@@ -123,16 +124,17 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         return
     language = document_language(ctx, doc)
     bullets = yield from compact_notes(ctx, doc, bullets_of(notes), total_rounds, language)
-    groups = writing_groups(ctx, bullets)
+    sections = section_groups(ctx, doc, bullets)
+    groups = [group for group, _ in sections]
     days = commit_days(doc.text)
     written_lines = []
     before = bullets_text(bullets)
-    for g, group in enumerate(groups, 1):
+    for g, (group, heading) in enumerate(sections, 1):
         ctx.check_cancel()
         index = ctx.next_index()
         section = f"from part {group[0].part + 1}" + (f" to {group[-1].last_part + 1}"
                                                       if group[-1].last_part != group[0].part else "")
-        written = yield from write_group(ctx, index, group, section, total_rounds, language, days)
+        written = yield from write_group(ctx, index, group, section, total_rounds, language, days, heading)
         written_lines += written.lines
         if g == len(groups):
             written_lines += closing_lines(bullets, ctx, language)
@@ -143,6 +145,17 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         if g == len(groups):    # complete: a run stopped mid-way writes every group again on resume
             ctx.state.evidence[doc.name] = [{"text": line.text, "notes": line.notes} for line in written_lines]
         yield ctx.finish_round(record, doc.name, text)
+
+
+def section_groups(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet]) -> list[tuple[list[Bullet], str]]:
+    """The summary's sections, each with the heading code gives it ("" where the model names it): an
+    assembly's by who asks and who answers (engine.summary.exchanges), what no one said among them in
+    sections the model can head; else consecutive notes of near-equal sections (``writing_groups``)."""
+    by_exchange = exchange_sections(bullets, TurnIndex(doc.text).at)
+    if by_exchange is None:
+        return [(group, "") for group in writing_groups(ctx, bullets)]
+    return [(part, heading) for group, heading in by_exchange
+            for part in ([group] if heading else writing_groups(ctx, group))]
 
 
 def compact_notes(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet], total_rounds: int,

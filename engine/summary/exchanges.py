@@ -1,0 +1,71 @@
+"""An assembly's summary in sections by who asks: a member's question, then the answers to it.
+
+The Tokyo assembly's minutes are questions and answers: a member asks, over many topics, then the governor
+and the officials answer, then the next member. Its own summary of a sitting goes question by question
+("【増子ひろき／新型コロナウイルス対策】問：... 答（知事）：..."). Sections of eight consecutive notes headed by
+the model crossed those turns ("知事の羽田空港機能強化と東京二〇二〇大会円滑実施" over three members' questions and
+two officials' answers) and misspelt the names they gave ("和泉のおみ議員の政策決定与え"). Who asks and who answers
+is in the minutes' labels (engine.documents.spoken_text): here each run of a member's notes is one section,
+"<member>の質問", and the officials' notes after it another, "<member>の質問への答弁", or both one section,
+"<member>の質問と答弁", when together they are no more than a section holds; a member who asks again after
+the answers, "<member>の再質問". No model call: the headings are the minutes' own names. Notes no one said
+(the agenda, the chair's procedure) keep sections headed by the model.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from precis.engine.documents.spoken_text import ASSEMBLY_MEMBER
+from precis.engine.planning.summary_length import NOTES_PER_SECTION
+from precis.engine.summary.compaction import Bullet
+
+ASKS, ANSWERS, NO_ONE = "asks", "answers", ""
+MIN_MEMBERS = 2                  # a document of one member's question is no sitting to section by who asks
+
+
+def is_member(speaker: str) -> bool:
+    """Whether ``speaker`` is a Japanese assembly's member (named as the members name each other)."""
+    return speaker.endswith(ASSEMBLY_MEMBER) and len(speaker) > len(ASSEMBLY_MEMBER)
+
+
+def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -> list[tuple[list[Bullet], str]] | None:
+    """The bullets in sections by who asks, each with its heading ("" where the model is to name it: notes no
+    one said); None where the notes are not an assembly's (fewer than MIN_MEMBERS members asking).
+    ``speaker_at``: whose turn a document offset is in (engine.documents.spoken_text.TurnIndex.at)."""
+    runs: list[tuple[str, str, list[Bullet]]] = []         # (role, member, bullets)
+    member = ""
+    for bullet in bullets:
+        speaker = speaker_at(bullet.notes[0].start_char)
+        if is_member(speaker):
+            role, member = ASKS, speaker
+        elif speaker and member:
+            role = ANSWERS
+        else:
+            role = NO_ONE
+        if runs and runs[-1][:2] == (role, member if role != NO_ONE else ""):
+            runs[-1][2].append(bullet)
+        else:
+            runs.append((role, member if role != NO_ONE else "", [bullet]))
+    if len({m for role, m, _ in runs if role == ASKS}) < MIN_MEMBERS:
+        return None
+    sections: list[tuple[list[Bullet], str]] = []
+    asked: set[str] = set()
+    i = 0
+    while i < len(runs):
+        role, who, group = runs[i]
+        if role == ASKS:
+            again = who in asked
+            asked.add(who)
+            question = f"{who}の再質問" if again else f"{who}の質問"
+            following = runs[i + 1] if i + 1 < len(runs) else None
+            if following and following[:2] == (ANSWERS, who) and len(group) + len(following[2]) <= NOTES_PER_SECTION:
+                sections.append((group + following[2], f"{question}と答弁"))
+                i += 2
+                continue
+            sections.append((group, question))
+        elif role == ANSWERS:
+            sections.append((group, f"{who}の質問への答弁"))
+        else:
+            sections.append((group, ""))
+        i += 1
+    return sections
