@@ -3,8 +3,8 @@
 The Tokyo assembly's minutes are questions and answers: a member asks, over many topics, then the governor
 and the officials answer, then the next member. Its own summary of a sitting goes question by question
 ("【増子ひろき／新型コロナウイルス対策】問：... 答（知事）：..."). Sections of eight consecutive notes headed by
-the model crossed those turns ("知事の羽田空港機能強化と東京二〇二〇大会円滑実施" over three members' questions and
-two officials' answers) and misspelt the names they gave ("和泉のおみ議員の政策決定与え"). Who asks and who answers
+the model crossed those turns ("環境局長の官民連携とZEVの普及" over two officials' answers and five of 東村邦浩's
+questions) and misspelt the names they gave ("和泉のおみ議員の政策決定与え"). Who asks and who answers
 is in the minutes' labels (engine.documents.spoken_text): here each run of a member's notes is one section,
 "<member>の質問", and the officials' notes after it another, "<member>の質問への答弁", or both one section,
 "<member>の質問と答弁", when together they are no more than a section holds; a member who asks again after
