@@ -52,6 +52,11 @@ def speaker_of(label: str) -> str:
     return who
 
 
+def is_member(speaker: str) -> bool:
+    """Whether ``speaker`` (as ``speaker_of`` names one) is a Japanese assembly's member: "和泉なおみ議員"."""
+    return speaker.endswith(ASSEMBLY_MEMBER) and len(speaker) > len(ASSEMBLY_MEMBER)
+
+
 _LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
 
 
@@ -103,6 +108,17 @@ class TurnIndex:
         """The speaker whose turn holds ``offset``, or ""."""
         i = bisect.bisect_right(self.starts, offset) - 1
         return self.speakers[i] if i >= 0 else ""
+
+
+ASSEMBLY_SAMPLE_CHARS = 200_000    # a sitting's first speeches name its members: no need to read 60M characters
+MIN_ASSEMBLY_MEMBERS = 2           # one member's question is no sitting to tell question by question
+
+
+def is_assembly(text: str) -> bool:
+    """Whether ``text`` is an assembly's minutes: MIN_ASSEMBLY_MEMBERS members or more speak in its first
+    ASSEMBLY_SAMPLE_CHARS (its summary goes question by question: engine.summary.exchanges)."""
+    members = {s for s in TurnIndex(text[:ASSEMBLY_SAMPLE_CHARS]).speakers if is_member(s)}
+    return len(members) >= MIN_ASSEMBLY_MEMBERS
 
 
 # The full stop of a title before a name ("Mr. Chair", "Hon. Patty Hajdu") ends no sentence: taken for one,

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from precis.engine.documents.bundle import Part
 from precis.engine.documents.commit_log import commit_subjects, days_of
-from precis.engine.documents.spoken_text import said_share
+from precis.engine.documents.spoken_text import is_assembly, said_share
 from precis.engine.events import BY_FILE
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
@@ -202,7 +202,7 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
     subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated
-    git log: its days head its sections), a fraction of the rolling loop's work; the other strategies are
+    git log: its days head its sections; nor for an assembly's minutes: who asks heads them), a fraction of the rolling loop's work; the other strategies are
     estimated as the rolling loop. ``summary_words``: the notes summary's length asked for;
     ``question_share``: as build_plan's (None: no questions counted)."""
     if strategy == "account":
@@ -218,7 +218,8 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
             days = days_of(subjects)
             p, e, g = notes_call_tokens(doc.said_tokens, [c.tokens for c in doc.chunks], i == 0, summary_words,
                                         rewording=not subjects,
-                                        model_headings=not subjects or any(s.start not in days for s in subjects),
+                                        model_headings=(not subjects or any(s.start not in days for s in subjects))
+                                        and not is_assembly(doc.text),
                                         who_share=question_share(doc.text) if question_share and not subjects
                                         else 0.0)
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g

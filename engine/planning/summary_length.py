@@ -123,7 +123,8 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
     """(prompt tokens sent, of which evaluated, generated) for one document's notes run. ``summary_words``:
     the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
     commit subjects as written, so only the headings (and merges) are asked of the model;
-    ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model;
+    ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model, or
+    an assembly's minutes, headed by who asks (engine.summary.exchanges; its agenda's one heading not counted);
     ``who_share``: the share of a story's sentences whose opening "He" the model is asked about
     (engine.summary.story_who.question_share), a question for as many of the chosen ones."""
     total_chars = notes_chars_for(document_tokens, summary_words)
@@ -158,7 +159,7 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
         evaluated += questions
         notes += sentences
     return _writing_tokens(document_tokens, max(1, round(notes * KEPT_SHARE)), summary_words, POINT_READING_CHARS,
-                           (sent, evaluated, generated))
+                           (sent, evaluated, generated), model_headings)
 
 
 def _writing_tokens(document_tokens: int, kept: int, summary_words: int | None, point_chars: int,

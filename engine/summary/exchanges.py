@@ -15,22 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from precis.engine.documents.spoken_text import ASSEMBLY_MEMBER
+from precis.engine.documents.spoken_text import MIN_ASSEMBLY_MEMBERS, is_member
 from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.summary.compaction import Bullet
 
 ASKS, ANSWERS, NO_ONE = "asks", "answers", ""
-MIN_MEMBERS = 2                  # a document of one member's question is no sitting to section by who asks
-
-
-def is_member(speaker: str) -> bool:
-    """Whether ``speaker`` is a Japanese assembly's member (named as the members name each other)."""
-    return speaker.endswith(ASSEMBLY_MEMBER) and len(speaker) > len(ASSEMBLY_MEMBER)
 
 
 def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -> list[tuple[list[Bullet], str]] | None:
     """The bullets in sections by who asks, each with its heading ("" where the model is to name it: notes no
-    one said); None where the notes are not an assembly's (fewer than MIN_MEMBERS members asking).
+    one said); None where the notes are not an assembly's (fewer than MIN_ASSEMBLY_MEMBERS members asking).
     ``speaker_at``: whose turn a document offset is in (engine.documents.spoken_text.TurnIndex.at)."""
     runs: list[tuple[str, str, list[Bullet]]] = []         # (role, member, bullets)
     member = ""
@@ -46,7 +40,7 @@ def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -
             runs[-1][2].append(bullet)
         else:
             runs.append((role, member if role != NO_ONE else "", [bullet]))
-    if len({m for role, m, _ in runs if role == ASKS}) < MIN_MEMBERS:
+    if len({m for role, m, _ in runs if role == ASKS}) < MIN_ASSEMBLY_MEMBERS:
         return None
     sections: list[tuple[list[Bullet], str]] = []
     asked: set[str] = set()

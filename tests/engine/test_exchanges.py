@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import re
 
+from precis.engine.documents.spoken_text import is_assembly, is_member
+from precis.engine.planning.run_plan import estimate_run
 from precis.engine.runs.run import RunOptions
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note
-from precis.engine.summary.exchanges import exchange_sections, is_member
+from precis.engine.summary.exchanges import exchange_sections
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import make_plan, run_all, start
 
@@ -62,3 +64,15 @@ def test_in_a_run_an_assemblys_sections_are_headed_by_who_asks_without_a_heading
     assert "増子ひろき議員の質問と答弁" in headings and "東村邦浩議員の質問と答弁" in headings
     asked = [c for c in rt.calls if c.kind == "write"]
     assert len(asked) < len(headings)                  # the model names only what no one said, if any
+
+
+def test_the_plan_counts_no_heading_calls_for_an_assemblys_sections():
+    # the same minutes with the members' seat labels read as officials' roles: a meeting, headed by the model
+    officials = MINUTES.replace("百十六番（増子ひろき君）", "財務局長（増子ひろき君）").replace("百八番（東村邦浩君）",
+                                                                                  "建設局長（東村邦浩君）")
+    assert is_assembly(MINUTES) and not is_assembly(officials)
+    rt = FakeRuntime()
+    assembly, meeting = (make_plan(rt, text * 12, preset="generic") for text in (MINUTES, officials))
+    assert [len(p.documents[0].chunks) for p in (assembly, meeting)] == [len(assembly.documents[0].chunks)] * 2
+    generated = [estimate_run(p.budget, p.documents, None, "notes").generated_tokens for p in (assembly, meeting)]
+    assert generated[0] < generated[1]
