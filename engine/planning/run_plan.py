@@ -202,9 +202,9 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
     """Tokens to send, evaluate and generate, and the time at measured speeds. The notes strategy reads
     only the sentences it chose, a rewording call per part (none for a git log: its notes are its commit
     subjects), a story's questions of who an opening "He" is, and a heading per section (none for a dated
-    git log: its days head its sections; nor for an assembly's minutes: who asks heads them), a fraction of the rolling loop's work; the other strategies are
-    estimated as the rolling loop. ``summary_words``: the notes summary's length asked for;
-    ``question_share``: as build_plan's (None: no questions counted)."""
+    git log: its days head its sections; nor for an assembly's minutes: who asks heads them), a fraction of
+    the rolling loop's work; the other strategies are estimated as the rolling loop. ``summary_words``: the
+    notes summary's length asked for; ``question_share``: as build_plan's (None: no questions counted)."""
     if strategy == "account":
         prompt = evaluated = generated = 0
         for i, doc in enumerate(documents):

@@ -8,8 +8,11 @@ questions) and misspelt the names they gave ("和泉のおみ議員の政策決�
 is in the minutes' labels (engine.documents.spoken_text): here each run of a member's notes is one section,
 "<member>の質問", and the officials' notes after it another, "<member>の質問への答弁", or both one section,
 "<member>の質問と答弁", when together they are no more than a section holds; a member who asks again after
-the answers, "<member>の再質問". No model call: the headings are the minutes' own names. Notes no one said
-(the agenda, the chair's procedure) keep sections headed by the model.
+the answers, "<member>の再質問". What no one said before the first question is the agenda the minutes open
+with (its bills' titles, the chair's opening), "議事日程" as the minutes call it (a blind reader: the summary
+"opens with a heading that is just the first bill's title. It gives no sign that this part is about the bills
+on the agenda"). No model call: the headings are the minutes' own words. Notes no one said later keep
+sections headed by the model.
 """
 from __future__ import annotations
 
@@ -20,11 +23,13 @@ from precis.engine.planning.summary_length import NOTES_PER_SECTION
 from precis.engine.summary.compaction import Bullet
 
 ASKS, ANSWERS, NO_ONE = "asks", "answers", ""
+AGENDA = "議事日程"                # the minutes' own word for the agenda they open with
 
 
 def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -> list[tuple[list[Bullet], str]] | None:
-    """The bullets in sections by who asks, each with its heading ("" where the model is to name it: notes no
-    one said); None where the notes are not an assembly's (fewer than MIN_ASSEMBLY_MEMBERS members asking).
+    """The bullets in sections by who asks, each with its heading (the agenda's before the first question; ""
+    where the model is to name it: notes no one said later); None where the notes are not an assembly's
+    (fewer than MIN_ASSEMBLY_MEMBERS members asking).
     ``speaker_at``: whose turn a document offset is in (engine.documents.spoken_text.TurnIndex.at)."""
     runs: list[tuple[str, str, list[Bullet]]] = []         # (role, member, bullets)
     member = ""
@@ -60,6 +65,6 @@ def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -
         elif role == ANSWERS:
             sections.append((group, f"{who}の質問への答弁"))
         else:
-            sections.append((group, ""))
+            sections.append((group, "" if asked else AGENDA))
         i += 1
     return sections
