@@ -15,9 +15,10 @@ def pick_messages(sentences: list[str], count: int) -> list[dict]:
     numbered = "\n".join(f"[{i}] {s}" for i, s in enumerate(sentences, 1))
     question = (f"Sentences from one part of a story, in the story's order:\n<story_sentences>\n{numbered}\n"
                 f"</story_sentences>\n\n"
-                f"Which {count} of them tell the most of what happens in the story: who does what, what they "
-                f"find out, decide or say that matters? Leave out sentences that only describe a place, a "
-                f"thing or a look. Answer with the {count} numbers, most important first, separated by commas.")
+                f"Which {count} of them tell the most about the story: who the people are and what they want, "
+                f"what they do, find out or decide, and the world they are in? Leave out sentences that only "
+                f"describe how a place, a thing or a person looks. Answer with the {count} numbers, most "
+                f"important first, separated by commas.")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
 
 
