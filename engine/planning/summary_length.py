@@ -124,7 +124,7 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
     the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
     commit subjects as written, so only the headings (and merges) are asked of the model;
     ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model, or
-    an assembly's minutes, headed by who asks (engine.summary.exchanges; its agenda's one heading not counted);
+    an assembly's minutes, headed by who asks and its agenda by its name (engine.summary.exchanges);
     ``who_share``: the share of a story's sentences whose opening "He" the model is asked about
     (engine.summary.story_who.question_share), a question for as many of the chosen ones."""
     total_chars = notes_chars_for(document_tokens, summary_words)
