@@ -147,6 +147,7 @@ def with_referent(shown: str, text: str, start: int, end: int) -> str:
 
 
 _THE_SPEAKER = re.compile(r"\bthe speaker\b", re.I)
+_JAPANESE_SUBJECT = "(?:は|が|も|、|：|:)"         # the particle or mark after a name a sentence is about
 
 
 def told_by(point: str, who: str) -> str:
@@ -154,8 +155,16 @@ def told_by(point: str, who: str) -> str:
     near our cities"), unless it names them itself; as it was where no one is known (``who`` ""). The model's
     own stand-in for the character's "I" is the name ("The speaker loses hazard pay" -> "Quade loses hazard
     pay"): under a label it read twice over, and a blind reader found it awkward. A Japanese speaker's note
-    too ("和泉なおみ議員: ..."): Japanese writes no spaces, so a name is found by its characters alone."""
-    if not who or (who in point if not who.isascii() else re.search(rf"\b{re.escape(who)}\b", point)):
+    too ("和泉なおみ議員: ..."): Japanese writes no spaces, so only a note that opens with the name as its
+    subject ("和泉なおみ議員は ...") names its speaker (a role is a word of what is said too: the governor's
+    "知事就任以来の努力" had lost its label)."""
+    if not who:
+        return point
+    if who.isascii():
+        named = re.search(rf"\b{re.escape(who)}\b", point)
+    else:
+        named = re.match(re.escape(who) + _JAPANESE_SUBJECT, point)
+    if named:
         return point
     if _THE_SPEAKER.search(point):
         return _THE_SPEAKER.sub(who, point, count=1)

@@ -79,6 +79,9 @@ def test_a_characters_words_are_noted_under_their_name_unless_the_note_names_the
     # a Japanese speaker's note: Japanese writes no spaces between a name and its particle
     assert told_by("三つの基金を新設", "和泉なおみ議員") == "和泉なおみ議員: 三つの基金を新設"
     assert told_by("和泉なおみ議員は基金の説明を要求", "和泉なおみ議員") == "和泉なおみ議員は基金の説明を要求"
+    # a role is a word of what is said too: the governor's note about the governor's office is still his
+    assert told_by("知事就任以来の努力", "知事") == "知事: 知事就任以来の努力"
+    assert told_by("増子ひろき議員の質問に答弁", "知事") == "知事: 増子ひろき議員の質問に答弁"
 
 
 def test_a_word_seen_only_opening_sentences_is_no_speaker():
