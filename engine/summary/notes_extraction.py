@@ -332,17 +332,17 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
     # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
-    referents = not is_japanese(layout.language)
+    japanese = is_japanese(layout.language)
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
         point, seen, who = sentence.said(), sentence.shown(), ""
-        if not referents and sentence.speaker and not sentence.turns:
+        if japanese and sentence.speaker and not sentence.turns:
             # A Japanese turn's sentence is shown without its speaker and its note put under the name after.
             # Japanese leaves a sentence's subject unsaid; shown "鈴木章浩議員: 三つの基金を新設しました", the
             # model made the speaker the subject ("鈴木章浩議員は、三つの基金を新設しました", what the city did):
             # the commonest unfaithful line of the development assembly's notes, and a name it misspelt.
             seen, who = sentence.shown(labelled=False), speaker_name(sentence.speaker)
-        elif referents and not sentence.speaker and not sentence.turns:
+        elif not japanese and not sentence.speaker and not sentence.turns:
             end = sentence.start + len(sentence.text)
             who = teller(part, sentence.start, end)
             if not who:

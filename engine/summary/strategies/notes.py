@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from precis.engine.documents.commit_log import commit_days
-from precis.engine.documents.spoken_text import TurnIndex, said_alone
+from precis.engine.documents.spoken_text import said_alone
 from precis.engine.events import CompactionDone, NoiseSkipped, RoundStarted
 from precis.engine.planning.run_plan import PlannedDocument
 from precis.engine.planning.summary_length import (
@@ -125,7 +125,6 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
     language = document_language(ctx, doc)
     bullets = yield from compact_notes(ctx, doc, bullets_of(notes), total_rounds, language)
     sections = section_groups(ctx, doc, bullets)
-    groups = [group for group, _ in sections]
     days = commit_days(doc.text)
     written_lines = []
     before = bullets_text(bullets)
@@ -136,13 +135,13 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
                                                       if group[-1].last_part != group[0].part else "")
         written = yield from write_group(ctx, index, group, section, total_rounds, language, days, heading)
         written_lines += written.lines
-        if g == len(groups):
+        if g == len(sections):
             written_lines += closing_lines(bullets, ctx, language)
         text = "\n".join(line.markdown() for line in written_lines)
         record = ctx.record(index, "write", doc.name, None, before, text, written.results,
-                            written.flags + ([f"group_{g}_of_{len(groups)}"] if len(groups) > 1 else []))
+                            written.flags + ([f"group_{g}_of_{len(sections)}"] if len(sections) > 1 else []))
         record.notes_kept = len(group)
-        if g == len(groups):    # complete: a run stopped mid-way writes every group again on resume
+        if g == len(sections):  # complete: a run stopped mid-way writes every group again on resume
             ctx.state.evidence[doc.name] = [{"text": line.text, "notes": line.notes} for line in written_lines]
         yield ctx.finish_round(record, doc.name, text)
 
@@ -151,7 +150,7 @@ def section_groups(ctx: RunContext, doc: PlannedDocument, bullets: list[Bullet])
     """The summary's sections, each with the heading code gives it ("" where the model names it): an
     assembly's by who asks and who answers (engine.summary.exchanges), what no one said among them in
     sections the model can head; else consecutive notes of near-equal sections (``writing_groups``)."""
-    by_exchange = exchange_sections(bullets, TurnIndex(doc.text).at)
+    by_exchange = exchange_sections(bullets, ctx.document_index(doc)[1].turns.at)   # built with the weights
     if by_exchange is None:
         return [(group, "") for group in writing_groups(ctx, bullets)]
     return [(part, heading) for group, heading in by_exchange
