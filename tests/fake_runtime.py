@@ -21,6 +21,7 @@ _SPECIAL = re.compile(r"(<\|im_start\|>|<\|im_end\|>)")
 class FakeCall:
     number: int              # 0-based count of model calls
     kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
+    #                          "layers" (summary: the rules naming the layers' keys; content: the numbered items),
     #                          "account" (a part: what happens in it), "account_again" (one line from a passage),
     #                          "reading" (a yes/no question: content the statement, summary its passage),
     #                          "who" (a lettered question: content the question and its choices, summary the story)
@@ -66,6 +67,11 @@ def diligent(call: FakeCall) -> str:
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
         return "".join(f'[{i}] {" ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", s))[:12]))}\n'
                        for i, s in sentences)
+    if call.kind == "layers":         # the first layer for each, the last (the task section's) for a "will"
+        keys = re.findall(r"^([a-z]+): ", call.summary, re.M)
+        items = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
+        said = [(i, keys[-1] if re.search(r"\bwill\b", s) else keys[0]) for i, s in items]
+        return "".join(f"[{i}] {key}\n" for i, key in said)
     if call.kind == "restate":        # one sentence: its words in another order
         return " ".join(reversed(re.findall(r"[^ ]+", re.sub(r"^.*?: ", "", call.content))[:12])) + "\n"
     if call.kind == "merge_notes":     # the head of each note of the pair, joined: shorter, both said
@@ -212,6 +218,9 @@ def _parse(prompt: str, number: int) -> FakeCall:
     if "\n<sentences>\n" in "\n" + user:
         asked_again = "\n(" in user.rsplit("</sentences>", 1)[1]        # the reminder, in any language
         return FakeCall(number, "reword", "", _between(user, "<sentences>", "</sentences>"), asked_again, prompt)
+    if "\n<items>\n" in "\n" + user:         # the notes sorted into the preset's layers: the rules, the items
+        rules = prompt.split("<|im_start|>user\n", 1)[1].split("<|im_end|>", 1)[0]
+        return FakeCall(number, "layers", rules, _between(user, "<items>", "</items>"), False, prompt)
     if "\n<sentence>\n" in "\n" + user:
         return FakeCall(number, "restate", "", _between(user, "<sentence>", "</sentence>"), False, prompt)
     if "\n<pairs>\n" in "\n" + user:

@@ -27,10 +27,17 @@ PRESET_FOR_KIND = {ASSISTANT_CONVERSATION: "conversation-archive", MEETING_TRANS
 @dataclass(frozen=True)
 class NoteLayer:
     """One layer of a topic in the summary's shape ("Decisions and judgements"): the notes whose words hold
-    its cue (a regular expression; None: the layer that takes the notes no other layer's cue holds)."""
+    its cue (a regular expression; None: the layer that takes the notes no other layer's cue holds). A layer
+    with ``key`` and ``means`` is one the model sorts notes into (engine.summary.note_layers): ``key`` its
+    one-word label in the ask, ``means`` what a note of it records, ``example``/``example_ja`` a sentence of
+    it for the ask's worked example."""
     label: str
     label_ja: str = ""
     cue: re.Pattern | None = None
+    key: str = ""
+    means: str = ""
+    example: str = ""
+    example_ja: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,16 @@ class Preset:
     task_label_ja: str = ""
     task_section: str = ""         # "TODO": the notes that assign tasks close the summary in this section
     task_section_ja: str = ""
+    # The model sorts the notes into the layers and the task section (engine.summary.note_layers) when every
+    # layer has a key and what it means: ``task_layer`` is the task section's (label, ja label and cue unused)
+    # and ``layers_about`` the ask's first line, what the numbered sentences come from.
+    task_layer: NoteLayer | None = None
+    layers_about: str = ""
+
+    @property
+    def model_sorts_layers(self) -> bool:
+        return bool(self.note_layers) and all(layer.key and layer.means for layer in self.note_layers) \
+            and bool(self.layers_about)
 
 
 def _preset_dir():
@@ -79,6 +96,8 @@ def _parse(text: str, source: str) -> Preset:
                       content_label=data.get("content_label", "New content for this round"),
                       skip_noise=bool(data.get("skip_noise", False)),
                       note_layers=tuple(_layer(layer) for layer in data.get("note_layers", ())),
+                      task_layer=_layer({"label": "", **data["task_layer"]}) if data.get("task_layer") else None,
+                      layers_about=str(data.get("layers_about", "")),
                       **{k: str(data[k]) for k in ("summary_shape", "task_label", "task_label_ja", "task_section",
                                                    "task_section_ja") if data.get(k)})
     except (ValueError, KeyError, TypeError, re.error) as exc:
@@ -87,7 +106,8 @@ def _parse(text: str, source: str) -> Preset:
 
 def _layer(data: dict) -> NoteLayer:
     cue = data.get("cue")
-    return NoteLayer(str(data["label"]), str(data.get("label_ja", "")), re.compile(cue, re.I) if cue else None)
+    return NoteLayer(str(data["label"]), str(data.get("label_ja", "")), re.compile(cue, re.I) if cue else None,
+                     **{k: str(data[k]) for k in ("key", "means", "example", "example_ja") if data.get(k)})
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from precis.engine.summary.checks import HEADING, heading_claim, judge
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note
 from precis.engine.summary.language import is_japanese
+from precis.engine.summary.note_layers import layer_keys, sorts_by_model
 from precis.engine.summary.notes_extraction import first_sentence
 from precis.engine.summary.scaffold import strip_scaffold
 from precis.engine.summary.summary_shape import section_lines, todo_lines
@@ -54,11 +55,14 @@ class Written:
     lines: list[WrittenLine] = field(default_factory=list)
     results: list = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    layer_keys: list[str | None] | None = None     # the model's layer for each of the section's notes, if asked
 
 
-def closing_lines(bullets: list[Bullet], ctx, language: str | None) -> list[WrittenLine]:
-    """What closes the summary in the preset's shape: the conversation archive's TODO section."""
-    return [WrittenLine(line.text, line.notes) for line in todo_lines(bullets, ctx.layout.preset, language)]
+def closing_lines(bullets: list[Bullet], ctx, language: str | None,
+                  keys: list[str | None] | None = None) -> list[WrittenLine]:
+    """What closes the summary in the preset's shape: the conversation archive's TODO section (``keys``: the
+    model's layer for each bullet, where it sorted them)."""
+    return [WrittenLine(line.text, line.notes) for line in todo_lines(bullets, ctx.layout.preset, language, keys)]
 
 
 def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
@@ -216,7 +220,8 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
                 days: dict[int, str] | None = None, heading: str = ""):
     """Generator for one section: its heading (one call, greedy; a git log's days, no call: see
     ``commit_days_heading``; ``heading`` where code has it, no call: an assembly's, engine.summary.exchanges),
-    then its notes; returns Written. ``language``: the heading's (the one asked for, else the document's when
+    then its notes, in the preset's layers where the model sorts them (one call more: engine.summary.
+    note_layers); returns Written. ``language``: the heading's (the one asked for, else the document's when
     Precis can name it)."""
     layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
     written = Written()
@@ -227,7 +232,11 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
         written.flags.append("commit_days_heading")
     else:
         heading = yield from _model_heading(ctx, index, layout, notes, section, written)
-    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, ctx.layout.preset, layout.language)]
+    if sorts_by_model(ctx.layout.preset, notes):
+        ctx.check_cancel()
+        written.layer_keys = yield from layer_keys(ctx, index, notes, layout.language, written)
+    lines = [WrittenLine(line.text, line.notes)
+             for line in section_lines(notes, ctx.layout.preset, layout.language, written.layer_keys)]
     # a section whose every note is a task for the closing TODO section keeps no heading of its own
     written.lines = ([WrittenLine(f"## {heading}", [])] if lines else []) + lines
     return written

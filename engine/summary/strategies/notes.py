@@ -127,6 +127,7 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
     sections = section_groups(ctx, doc, bullets)
     days = commit_days(doc.text)
     written_lines = []
+    keys: list[str | None] = []                          # the model's layer of each bullet, where it sorted them
     before = bullets_text(bullets)
     for g, (group, heading) in enumerate(sections, 1):
         ctx.check_cancel()
@@ -135,8 +136,10 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
                                                       if group[-1].last_part != group[0].part else "")
         written = yield from write_group(ctx, index, group, section, total_rounds, language, days, heading)
         written_lines += written.lines
+        keys += written.layer_keys or [None] * len(group)
         if g == len(sections):
-            written_lines += closing_lines(bullets, ctx, language)
+            written_lines += closing_lines([b for section_bullets, _ in sections for b in section_bullets], ctx,
+                                           language, keys)
         text = "\n".join(line.markdown() for line in written_lines)
         record = ctx.record(index, "write", doc.name, None, before, text, written.results,
                             written.flags + ([f"group_{g}_of_{len(sections)}"] if len(sections) > 1 else []))
