@@ -63,8 +63,16 @@ REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to
 REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
                         "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
 
-# The exchange as one text, the words a rewording may not take from it (checks.grounding's example_leak)
-REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
+# The same exchange for a speaker's words shown without the speaker (the note is put under the name after:
+# engine.summary.notes_extraction): what is said, not who says it, a guess kept a guess ("may")
+REWORD_EXAMPLE_WORDS = ("[1] I think we should move the launch to May, the supplier won't deliver before.\n"
+                        "[2] Then the price stays at 25 euros, we agreed on that last week.")
+REWORD_EXAMPLE_WORD_NOTES = ("[1] The launch may be better in May, as the supplier cannot deliver earlier\n"
+                             "[2] The price stays at 25 euros, as agreed the week before")
+
+# The exchanges as one text, the words a rewording may not take from them (checks.grounding's example_leak)
+REWORD_EXAMPLE = (f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}\n{REWORD_EXAMPLE_WORDS}\n"
+                  f"{REWORD_EXAMPLE_WORD_NOTES}")
 
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more
@@ -88,6 +96,9 @@ EXAMPLE_NAMES = ("Marketing", "Ben", "営業", "田中")       # a note naming o
 RESTATE_RULES = ("Say what the sentence I send states, as one short note of at most 15 words in other words than "
                  "its own: who said, proposed, decided or reported what. Keep its names, numbers and dates exactly "
                  "as written; use only what it says.")
+RESTATE_WORDS_RULES = ("Say what the speaker's words I send state, as one short note of at most 15 words in other "
+                       "words than their own: what is said, not who says it. Keep names, numbers and dates exactly "
+                       "as written; use only what the words say.")
 RESTATE_RULES_JA = ("送った文が述べていることを、文とは別の言葉で、短いメモ 1 行（40 字以内、体言止め）にすること。"
                     "名前・数字・日付はそのまま残し、文にないことは書かない。")
 REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep its names and numbers."
@@ -100,18 +111,23 @@ class NotesLayout:
     date: str
     language: str | None = None
 
-    def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
+    def reword_messages(self, sentences: list[str], again: bool = False, words_alone: bool = False) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly.
-        ``again``: the second ask, for the sentences whose rewording was refused, with a reminder."""
+        ``again``: the second ask, for the sentences whose rewording was refused, with a reminder.
+        ``words_alone``: English speakers' words shown without the speaker, whose name code puts on the note:
+        the note says what is said, not who says it."""
         japanese = is_japanese(self.language)
-        example, answer = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
-                           else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        example, answer = _reword_example(japanese, words_alone)
         reminder = (REWORD_REMINDER_JA if japanese else REWORD_REMINDER) if again else ""
         numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
+        task = ("Each numbered sentence I send is one speaker's words, taken from a document. Rewrite each one as "
+                "a short note in your own words of what it says, not who says it. Do not copy the sentence."
+                if words_alone and not japanese else
+                "Each numbered sentence I send was taken from a document. Rewrite each one as a short note in your "
+                "own words: who said, proposed, decided or reported what. Do not copy the sentence.")
         rules = "\n".join([
             "[Rules]",
-            "Each numbered sentence I send was taken from a document. Rewrite each one as a short note in your "
-            "own words: who said, proposed, decided or reported what. Do not copy the sentence.",
+            task,
             "Keep names, numbers and dates exactly as written. Use only what the sentence says.",
             "One line per sentence, numbered as the sentences are.",
             language_line(self.language).replace("summary", "notes"),
@@ -120,7 +136,7 @@ class NotesLayout:
         return _numbered_exchange(REWORD_SYSTEM, rules, "sentences", "Notes", example, answer, numbered,
                                   len(sentences), reminder)
 
-    def restate_messages(self, sentence: str) -> list[dict]:
+    def restate_messages(self, sentence: str, words_alone: bool = False) -> list[dict]:
         """One sentence, alone, said as a short note: the last ask for a sentence the numbered rewording
         handed back unchanged twice. Alone, with the first of the worked example's sentences as an earlier
         exchange, the 1.5B model said in other words the earnings-call sentences it had copied in both
@@ -128,11 +144,11 @@ class NotesLayout:
         profit lag during the first half." -> "We're reducing costs to minimize inflation-related profit
         losses in the first half.")."""
         japanese = is_japanese(self.language)
-        examples, answers = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
-                             else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        examples, answers = _reword_example(japanese, words_alone)
         example = examples.splitlines()[0].split("] ", 1)[1]
         answer = answers.splitlines()[0].split("] ", 1)[1]
-        rules = "\n".join(["[Rules]", RESTATE_RULES_JA if japanese else RESTATE_RULES,
+        rules = "\n".join(["[Rules]", RESTATE_RULES_JA if japanese else RESTATE_WORDS_RULES if words_alone
+                           else RESTATE_RULES,
                            language_line(self.language).replace("summary", "note"), "[End of rules]"])
         return [{"role": "system", "content": RESTATE_SYSTEM},
                 {"role": "user", "content": f"{rules}\n<sentence>\n{example}\n</sentence>\nNote:"},
@@ -175,6 +191,14 @@ class NotesLayout:
             "Heading:" + (f"\n({reminder})" if reminder else ""),
         ])
         return [{"role": "system", "content": WRITING_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _reword_example(japanese: bool, words_alone: bool) -> tuple[str, str]:
+    """The rewording's worked example (sentences, notes): Japanese, a speaker's words alone, or with speakers."""
+    if japanese:
+        return REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA
+    return (REWORD_EXAMPLE_WORDS, REWORD_EXAMPLE_WORD_NOTES) if words_alone else (REWORD_EXAMPLE_SENTENCES,
+                                                                                 REWORD_EXAMPLE_NOTES)
 
 
 def _numbered_exchange(system: str, rules: str, tag: str, label: str, example: str, answer: str, numbered: str,

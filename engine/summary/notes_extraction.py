@@ -30,6 +30,7 @@ from precis.engine.summary.salience import (
 from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
 
+_ASKED = re.compile(r"\?\s*[\"”’)]?\s*$")     # a sentence that ends as a question
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
 
@@ -98,7 +99,7 @@ def shortened(point: str, names: list[str], quote: str) -> bool:
 
 
 def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], part: str, out: PartNotes,
-                    shown: list[str] | None = None, retry: bool = False):
+                    shown: list[str] | None = None, retry: bool = False, words_alone: list[bool] | None = None):
     """Generator; returns the extracts, each with the model's short rewording as its point where that
     rewording passes the named checks of a rewording (engine.summary.checks, kind REWORDING: its numbers and
     most of its words in the sentence, no name the part does not hold and the name of whoever the sentence
@@ -111,12 +112,15 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     those refused again one at a time (``restate_extracts``). A sentence none of whose rewordings passed but
     one refused only as a shortening in its own words (``shortened``) comes back with the shortest such as
     its point, origin "shortened" (a part where no rewording passed keeps these rather than whole sentences).
+    ``words_alone``: which sentences are a speaker's words shown without the speaker (asked for what they say,
+    not who says it, where most of an ask's are).
 
     Sentences taken verbatim made up most of what a summary copied from its source (copy rates of
     0.16-0.47 on development meetings); saying what one given sentence states is a short, local task
     small models do well, and code still checks it. The sentence stays the note's quote."""
     sentences = shown or [n.quote for n in extracts]
     kept = list(extracts)
+    alone = words_alone or [False] * len(extracts)
 
     def judged(point: str, i: int) -> Verdict:
         return rewording_verdict(point, sentences[i], kept[i].quote, part, layout.language)[1]
@@ -144,7 +148,8 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
                 break
             ctx.check_cancel()
         asked = [sentences[i] for i in positions]
-        result = yield from ctx.call(index, layout.reword_messages(asked, again),
+        most_alone = 2 * sum(alone[i] for i in positions) > len(positions)
+        result = yield from ctx.call(index, layout.reword_messages(asked, again, most_alone),
                                      min(ctx.budget.summary_out_cap, reword_tokens(ctx, asked)),
                                      replace(params, grammar=reword_grammar(len(asked))))
         out.results.append(result)
@@ -155,7 +160,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
         for i, point in _aligned(answers, positions, passes).items():
             kept[i] = noted(point, i)
     if retry:
-        kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, weighed, noted)
+        kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, weighed, noted, alone)
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
@@ -192,7 +197,7 @@ def count_refusals(refused_by: dict[str, int], names: list[str]) -> None:
 
 
 def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sentences: list[str], out: PartNotes,
-                     judged, noted):
+                     judged, noted, words_alone: list[bool]):
     """Generator; the last ask for each sentence whose rewording both numbered asks refused: that sentence
     alone, greedy, one short note (its prefix, rules and worked example, is reused from call to call).
     Of a development earnings call the 1.5B model handed a part's four sentences back unchanged in both
@@ -202,7 +207,8 @@ def restate_extracts(ctx, index: int, layout: NotesLayout, kept: list[Note], sen
         if note.origin == "reworded":
             continue
         ctx.check_cancel()
-        result = yield from ctx.call(index, layout.restate_messages(sentences[i]), reword_tokens(ctx, [sentences[i]]),
+        result = yield from ctx.call(index, layout.restate_messages(sentences[i], words_alone[i]),
+                                     reword_tokens(ctx, [sentences[i]]),
                                      replace(ctx.strict_sampling, grammar=restate_grammar()))
         out.results.append(result)
         point = first_sentence(result.raw.strip().splitlines()[0] if result.raw.strip() else "")
@@ -328,7 +334,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
                               weights.sentences_in(part, part_offset))
-    extracts, shown, tellers = [], [], []
+    extracts, shown, tellers, alone = [], [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
     # name after it passed (shown under it, the 1.5B model handed the words back, refused as copies)
@@ -336,11 +342,14 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     for sentence in chosen:
         s, e = part_offset + sentence.start, part_offset + sentence.start + len(sentence.text)
         point, seen, who = sentence.said(), sentence.shown(), ""
-        if japanese and sentence.speaker and not sentence.turns:
-            # A Japanese turn's sentence is shown without its speaker and its note put under the name after.
+        words_alone = bool(sentence.speaker) and not sentence.turns and (japanese or not _ASKED.search(sentence.body()))
+        if words_alone:
+            # A turn's sentence is shown without its speaker and its note put under the name after.
             # Japanese leaves a sentence's subject unsaid; shown "鈴木章浩議員: 三つの基金を新設しました", the
             # model made the speaker the subject ("鈴木章浩議員は、三つの基金を新設しました", what the city did):
             # the commonest unfaithful line of the development assembly's notes, and a name it misspelt.
+            # An English speaker's question is shown with the speaker: asking is the act its note says
+            # ("Marketing asks if ..."), where alone its note was the question again.
             seen, who = sentence.shown(labelled=False), speaker_name(sentence.speaker)
         elif not japanese and not sentence.speaker and not sentence.turns:
             end = sentence.start + len(sentence.text)
@@ -356,10 +365,11 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         extracts.append(note)
         shown.append(seen)
         tellers.append(who)
+        alone.append(words_alone)
     if not extracts:
         out.flags.append("nothing_to_note")
         return out
-    notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
+    notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True, words_alone=alone)
     notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
