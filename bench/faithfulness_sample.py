@@ -10,6 +10,14 @@ the document's sentences it cites and the text around them, and scores the label
     python -m bench.faithfulness_sample replay bench/labels/NAME.jsonl KEEP_DIR...   (today's checks on them:
     bench.account_replay)
 
+Two runs' lines, labelled blind (a change measured beside the code before it):
+
+    python -m bench.faithfulness_sample pair PAIR_DIR before=KEEP_DIR after=KEEP_DIR --strategy notes
+    (a labeller per document reads PAIR_DIR/<document>.items.json and .document.txt and writes
+    PAIR_DIR/<document>.labels.jsonl: {"id", "faithful", "why"} per item; the key is PAIR_DIR.key.json, beside
+    the folder, not in it)
+    python -m bench.faithfulness_sample collect PAIR_DIR --labels-out bench/labels/NAME.jsonl --commit "..." --by "..."
+
 KEEP_DIR is a `bench.quality --keep` folder. A line is drawn evenly over each document's account (seeded), so
 every part has its chance; a line told by the part's checked notes (``from_notes``) is drawn like the others.
 "faithful": the sentence says only what its quotes and their context say, with who did what to whom as they
@@ -84,6 +92,76 @@ def draw(keep: Path, per_doc: int, seed: int, strategy: str = "account") -> list
     return out
 
 
+def pair(out: Path, runs: dict[str, list[Path]], strategy: str = "notes", seed: int = 11,
+         only: str = "") -> dict[str, list[dict]]:
+    """Every bullet of each labelled run's summaries (``runs``: label -> kept folders), per document, merged (a
+    bullet both runs hold, with the same quotes, is one item) and shuffled, written to ``out`` as
+    <document>.items.json (id, sentence, quotes, context: nothing says which run holds it) with the document as
+    <document>.document.txt; returns the key, per document the items in their order with the runs holding each
+    (``in``), written to ``out``.key.json beside the folder. ``only``: documents whose name holds it."""
+    out.mkdir(parents=True, exist_ok=True)
+    docs: dict[str, dict] = {}
+    for label, keeps in runs.items():
+        for keep in keeps:
+            for name, text, lines, notes in account_runs(keep, strategy):
+                if only not in name:
+                    continue
+                entry = docs.setdefault(name, {"text": text, "items": {}})
+                for line in lines:
+                    if not line["text"].startswith("- "):
+                        continue                                   # bullets only: a heading cites nothing
+                    cited = [notes[n] for n in line["notes"] if n in notes]
+                    item_key = (line["text"].removeprefix("- "), tuple(n["quote"] for n in cited))
+                    item = entry["items"].setdefault(item_key, {
+                        "sentence": item_key[0], "quotes": list(item_key[1]),
+                        "spans": [(n["start_char"], n["end_char"]) for n in cited], "in": []})
+                    if label not in item["in"]:
+                        item["in"].append(label)
+    key: dict[str, list[dict]] = {}
+    for name, entry in docs.items():
+        items = list(entry["items"].values())
+        random.Random(seed).shuffle(items)
+        text, stem = entry["text"], name.removesuffix(".txt")
+        shown = [{"id": j, "sentence": it["sentence"], "quotes": it["quotes"],
+                  "context": [text[max(0, a - CONTEXT_CHARS):b + CONTEXT_CHARS] for a, b in it["spans"]]}
+                 for j, it in enumerate(items)]
+        (out / f"{stem}.items.json").write_text(json.dumps(shown, indent=1, ensure_ascii=False), encoding="utf-8")
+        (out / f"{stem}.document.txt").write_text(text, encoding="utf-8")
+        key[stem] = [{"doc": name, "sentence": it["sentence"], "quotes": it["quotes"], "in": it["in"]}
+                     for it in items]
+    Path(f"{out}.key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
+    return key
+
+
+def collect(out: Path, key: dict[str, list[dict]], commit: str, labelled_by: str,
+            strategy: str = "notes") -> tuple[list[dict], dict[str, dict[str, str]]]:
+    """The labels written in ``out`` joined to the ``key``: rows as bench/labels keeps them (``in_runs``: the runs
+    holding the line), and per document and run the faithful lines of the labelled ones ("14/22"). A document
+    with no labels file is left out."""
+    rows, counts = [], {}
+    for stem, items in key.items():
+        path = out / f"{stem}.labels.jsonl"
+        if not path.exists():
+            continue
+        labels = {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                                        if line.strip())}
+        tally: dict[str, list[int]] = {}
+        for j, item in enumerate(items):
+            label = labels.get(j)
+            if label is None:
+                continue
+            rows.append({"doc": item["doc"], "sentence": item["sentence"], "kept": True, "refused_by": [],
+                         "doubt": None, "from_notes": False, "part": None, "quotes": item["quotes"],
+                         "faithful": bool(label["faithful"]), "why": label.get("why", ""), "in_runs": item["in"],
+                         "commit": commit, "strategy": strategy, "labelled_by": labelled_by})
+            for run in item["in"]:
+                t = tally.setdefault(run, [0, 0])
+                t[0] += bool(label["faithful"])
+                t[1] += 1
+        counts[stem] = {run: f"{a}/{b}" for run, (a, b) in tally.items()}
+    return rows, counts
+
+
 def score(rows: list[dict]) -> dict:
     """The faithful share of the account's labelled lines. Rows of bench/labels/second-reading.jsonl and
     later carry ``kept``: the lines the second reading (or, with ``refused_by``, the checks named there)
@@ -126,7 +204,36 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("replay", help="today's checks on the labelled sentences, their claims rebuilt from kept runs")
     r.add_argument("labels", type=Path)
     r.add_argument("keep", type=Path, nargs="+", help="folders holding the labelled lines' kept account runs")
+    pr = sub.add_parser("pair", help="two runs' bullets merged and shuffled per document, for a blind labeller")
+    pr.add_argument("out", type=Path)
+    pr.add_argument("runs", nargs="+", help="LABEL=KEEP_DIR[,KEEP_DIR...] for each run")
+    pr.add_argument("--strategy", default="notes")
+    pr.add_argument("--seed", type=int, default=11)
+    pr.add_argument("--only", default="", help="documents whose name holds this")
+    c = sub.add_parser("collect", help="a pair folder's labels joined to its key: label rows and each run's counts")
+    c.add_argument("out", type=Path)
+    c.add_argument("--key", type=Path, help="the pair's key (default: OUT.key.json)")
+    c.add_argument("--labels-out", type=Path, required=True)
+    c.add_argument("--commit", required=True, help="the runs' commits, as the rows should name them")
+    c.add_argument("--by", required=True, help="who labelled, and how")
+    c.add_argument("--strategy", default="notes")
     args = p.parse_args(argv)
+    if args.command == "pair":
+        runs = {label: [Path(k) for k in keeps.split(",")]
+                for label, keeps in (arg.split("=", 1) for arg in args.runs)}
+        key = pair(args.out, runs, args.strategy, args.seed, args.only)
+        for stem, items in key.items():
+            print(stem, len(items), "items", {label: sum(label in it["in"] for it in items) for label in runs})
+        print(f"key: {args.out}.key.json (keep it from the labellers)")
+        return 0
+    if args.command == "collect":
+        key = json.loads((args.key or Path(f"{args.out}.key.json")).read_text(encoding="utf-8"))
+        rows, counts = collect(args.out, key, args.commit, args.by, args.strategy)
+        args.labels_out.parent.mkdir(parents=True, exist_ok=True)
+        args.labels_out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        json.dump(counts, sys.stdout, indent=1, ensure_ascii=False)
+        print(f"\n{len(rows)} rows -> {args.labels_out}")
+        return 0
     if args.command == "draw":
         rows = draw(args.keep, args.per_doc, args.seed, args.strategy)
         args.out.parent.mkdir(parents=True, exist_ok=True)

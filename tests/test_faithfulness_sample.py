@@ -141,3 +141,60 @@ def test_a_document_whose_id_is_not_its_folders_name_is_still_found(tmp_path, mo
     # a bench run names it by its id: "poliinfo__tokyo-assembly__2020-02-26.txt", not by its folder
     assert _document_text("poliinfo__tokyo-assembly__2020-02-26.txt") == "議長：開会します。"
     assert _document_text("poliinfo__tokyo-assembly__2020-02-27.txt") == ""
+
+
+def _two_notes_runs(tmp_path, monkeypatch):
+    """Two kept notes runs of one document: four bullets each, two of them the same in both."""
+    text, note = _budget_text_and_note(20)
+    notes = [note(i + 1, i) for i in range(6)]
+    base = [{"text": "## Budget", "notes": []}] + [{"text": f"- The budget is {i} euros.", "notes": [i + 1]}
+                                                   for i in range(4)]
+    after = [{"text": "## Budget", "notes": []}] + [{"text": f"- The budget is {i} euros.", "notes": [i + 1]}
+                                                    for i in (0, 1)] + [
+        {"text": f"- Budget: {i} euros.", "notes": [i + 1]} for i in (4, 5)]
+    _kept_run(tmp_path / "before", tmp_path / "corpus", text, base, notes, strategy="notes")
+    _kept_run(tmp_path / "after", tmp_path / "corpus2", text, after, notes, strategy="notes")
+    monkeypatch.setattr(bench.quality, "CORPUS", tmp_path / "corpus")
+
+
+def test_two_runs_bullets_are_merged_and_shuffled_for_a_blind_labeller_with_the_key_kept_apart(tmp_path, monkeypatch):
+    from bench.faithfulness_sample import pair
+    _two_notes_runs(tmp_path, monkeypatch)
+    key = pair(tmp_path / "pair", {"before": [tmp_path / "before"], "after": [tmp_path / "after"]})
+    items = json.loads((tmp_path / "pair" / "qmsum__val__X1.items.json").read_text(encoding="utf-8"))
+    # six items: the two bullets both runs hold are one item each; no heading
+    assert sorted(i["sentence"] for i in items) == sorted(
+        [f"The budget is {i} euros." for i in range(4)] + ["Budget: 4 euros.", "Budget: 5 euros."])
+    assert [i["id"] for i in items] == list(range(6))
+    assert all(set(i) == {"id", "sentence", "quotes", "context"} for i in items)     # nothing says whose it is
+    assert all(i["quotes"][0] in i["context"][0] for i in items)                     # each quote in its context
+    shown = [i["sentence"] for i in items]
+    in_run_order = [f"The budget is {i} euros." for i in range(4)] + ["Budget: 4 euros.", "Budget: 5 euros."]
+    assert shown != in_run_order                                                        # shuffled
+    entries = key["qmsum__val__X1"]
+    assert [e["sentence"] for e in entries] == shown
+    holders = {e["sentence"]: e["in"] for e in entries}
+    assert holders["The budget is 0 euros."] == ["before", "after"] and holders["Budget: 4 euros."] == ["after"]
+    assert holders["The budget is 3 euros."] == ["before"]
+    assert (tmp_path / "pair.key.json").exists() and not list((tmp_path / "pair").glob("*key*"))
+    assert (tmp_path / "pair" / "qmsum__val__X1.document.txt").read_text(encoding="utf-8").startswith("Sentence 0")
+
+
+def test_the_labels_are_joined_to_the_key_and_counted_for_each_run(tmp_path, monkeypatch):
+    from bench.faithfulness_sample import collect, pair
+    _two_notes_runs(tmp_path, monkeypatch)
+    key = pair(tmp_path / "pair", {"before": [tmp_path / "before"], "after": [tmp_path / "after"]})
+    items = json.loads((tmp_path / "pair" / "qmsum__val__X1.items.json").read_text(encoding="utf-8"))
+    # the labeller finds "The budget is 3 euros." and "Budget: 5 euros." unfaithful
+    wrong = {"The budget is 3 euros.", "Budget: 5 euros."}
+    (tmp_path / "pair" / "qmsum__val__X1.labels.jsonl").write_text(
+        "".join(json.dumps({"id": i["id"], "faithful": i["sentence"] not in wrong, "why": "read"}) + "\n"
+                for i in items) + "\n", encoding="utf-8")
+    rows, counts = collect(tmp_path / "pair", key, "abc1234", "a test")
+    assert counts == {"qmsum__val__X1": {"before": "3/4", "after": "3/4"}}
+    assert len(rows) == 6 and {r["sentence"] for r in rows if not r["faithful"]} == wrong
+    assert all(r["commit"] == "abc1234" and r["labelled_by"] == "a test" and r["doc"] == "qmsum__val__X1.txt"
+               for r in rows)
+    assert {r["sentence"]: r["in_runs"] for r in rows}["Budget: 5 euros."] == ["after"]
+    (tmp_path / "pair" / "qmsum__val__X1.labels.jsonl").unlink()
+    assert collect(tmp_path / "pair", key, "abc1234", "a test") == ([], {})       # nothing labelled yet
