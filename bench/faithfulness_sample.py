@@ -219,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--strategy", default="notes")
     args = p.parse_args(argv)
     if args.command == "pair":
+        if any("=" not in arg for arg in args.runs):
+            p.error("each run is LABEL=KEEP_DIR[,KEEP_DIR...], for example before=/tmp/keep-base")
         runs = {label: [Path(k) for k in keeps.split(",")]
                 for label, keeps in (arg.split("=", 1) for arg in args.runs)}
         key = pair(args.out, runs, args.strategy, args.seed, args.only)
