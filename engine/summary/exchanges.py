@@ -41,10 +41,11 @@ def exchange_sections(bullets: list[Bullet], speaker_at: Callable[[int], str]) -
             role = ANSWERS
         else:
             role = NO_ONE
-        if runs and runs[-1][:2] == (role, member if role != NO_ONE else ""):
+        whose = member if role != NO_ONE else ""            # the question a note asks or answers, if any
+        if runs and runs[-1][:2] == (role, whose):
             runs[-1][2].append(bullet)
         else:
-            runs.append((role, member if role != NO_ONE else "", [bullet]))
+            runs.append((role, whose, [bullet]))
     if len({m for role, m, _ in runs if role == ASKS}) < MIN_ASSEMBLY_MEMBERS:
         return None
     sections: list[tuple[list[Bullet], str]] = []
