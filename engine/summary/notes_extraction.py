@@ -27,6 +27,7 @@ from precis.engine.summary.salience import (
     subject_sentences,
     units_of,
 )
+from precis.engine.summary.speaker_labels import label_in_full
 from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
 
@@ -276,8 +277,9 @@ def cased_as_shown(point: str, shown: str) -> str:
 
 
 def as_noted(point: str, shown: str) -> str:
-    """A rewording that passed, as the note keeps it: spelled letters joined, names cased as shown."""
-    return cased_as_shown(joined_letters(point), shown)
+    """A rewording that passed, as the note keeps it: spelled letters joined, names cased as shown, a speaker
+    named by the transcript's label, not a short form of it (engine.summary.speaker_labels)."""
+    return label_in_full(cased_as_shown(joined_letters(point), shown), shown)
 
 
 def _named_by_model(ctx, point: str, seen: str, document_text: str, start: int, end: int, out: PartNotes):
