@@ -34,6 +34,7 @@ from precis.engine.documents.spoken_text import (
     turn_speakers,
     unbold,
     unspell,
+    unstuttered,
 )
 from precis.engine.documents.transcript_turns import TURN_MARKER, ProseSpans, prose_spans
 from precis.engine.documents.wrapped_lines import unwrapped
@@ -93,6 +94,9 @@ def units_of(text: str) -> frozenset[str]:
     return frozenset(set(_JAPANESE_WORD.findall(text)) | latin | numbers)
 
 
+_KANA_OR_KANJI = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")    # a Japanese line: its own cleaning
+
+
 @dataclass(frozen=True)
 class Sentence:
     start: int                   # offset in the text it was found in
@@ -119,6 +123,11 @@ class Sentence:
         if self.turns:
             return TURN_JOINER.join(self.turns)
         body = unbold(unspell(self.body()))
+        if self.speaker and not _KANA_OR_KANJI.search(body):
+            # an English transcript's line shown as said, without its fillers and stutters: shown "Well uh
+            # yeah I I still think it's it's quite important though to uh to have it at the top ." the 1.5B
+            # model wrote "Industrial Designer agrees it's important to have the design at the top"
+            body = unstuttered(body) or body
         return f"{self.speaker}: {body}" if self.speaker and labelled else body
 
     def said(self) -> str:

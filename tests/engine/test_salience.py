@@ -1,9 +1,10 @@
 """Choosing a part's sentences by what they add (engine.summary.salience): no model involved."""
 from __future__ import annotations
 
-from precis.engine.documents.spoken_text import clean_utterance, said_alone, said_share, unspell
+from precis.engine.documents.spoken_text import clean_utterance, said_alone, said_share, unspell, unstuttered
 from precis.engine.summary.salience import (
     DocumentWeights,
+    Sentence,
     joined_letters,
     prose_language,
     select_sentences,
@@ -29,7 +30,8 @@ def test_sentences_carry_their_speaker_and_skip_fillers_and_banners():
     assert all("Session 1" not in s.text for s in found)                  # a banner is structure
     assert all(s.text != "Marketing: Yeah." for s in found)                # a filler says nothing
     first = found[0]
-    assert first.speaker == "Project Manager" and first.shown().startswith("Project Manager: Um so today")
+    assert first.speaker == "Project Manager" and first.text.startswith("Project Manager: Um so today")
+    assert first.shown().startswith("Project Manager: so today")          # shown as said, the filler out
     assert text[first.start:first.start + len(first.text)] == first.text
 
 
@@ -379,3 +381,20 @@ def test_a_part_cut_from_inside_a_long_turn_is_still_its_speakers():
     assert found[0].speaker == "和泉なおみ議員"
     # the turn ends where the minutes' lines stop being anyone's, as in the whole document
     assert found[-1].speaker == "" and found[-1].text.startswith("この段落は")
+
+
+def test_a_transcripts_sentence_is_shown_without_its_stutters_and_split_words_and_quoted_as_said():
+    """The model reads an English transcript's line without its fillers, repeated words, broken-off words and
+    the research transcripts' split clitics ("it 's"); the quote stays verbatim."""
+    said = "Industrial Designer: Well uh yeah I I still think it 's it 's quite important though to uh to have it ."
+    (sentence,) = sentences_of(said + "\n")
+    assert sentence.text == said.strip()
+    assert sentence.shown() == "Industrial Designer: Well yeah I still think it's quite important though to have it."
+    assert unstuttered("there 's a there 's a deliverable , it 's ver very boring , w which we do n't want") == \
+        "there's a deliverable, it's very boring, which we don't want"
+    # a short word that starts the next one is a word, not a fragment; a clitic is no fragment
+    assert unstuttered("Welcome to today's meeting , in into the box") == "Welcome to today's meeting, in into the box"
+    assert unstuttered("That's seventy five per cent") == "That's seventy five per cent"
+    # a Japanese line is shown as before (its own fillers are the notes' Japanese checks')
+    ja = Sentence(0, "都は　　対策を　進めてまいります。", "知事", frozenset({"対策"}), 14)
+    assert ja.shown() == "知事: 都は　　対策を　進めてまいります。"
