@@ -168,7 +168,7 @@ class NotesLayout:
             "[Rules]",
             "The numbered notes below were taken, in order, from one stretch of a document.",
             f"Write one '## ' heading of at most {HEADING_WORDS} words naming what these notes are about (the "
-            "topic, the decision or the event they share). Use the notes' own words; no question, no comment.",
+            "topic or the event they share). Use the notes' own words; no question, no comment.",
             language_line(self.language).replace("summary", "heading"),
             "[End of rules]",
             f"<notes{' ' + section if section else ''}>\n{numbered}\n</notes>",
