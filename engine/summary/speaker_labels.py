@@ -38,7 +38,7 @@ def short_form_of(short: str, label: str) -> bool:
     """``short`` names ``label`` shorter: its initials ("PM" of "Project Manager") or some of its words, at its
     start or end ("Designer" of "Industrial Designer", "Eluned Morgan" of "Eluned Morgan AM")."""
     words = label.split()
-    if short == label or len(words) < 2:
+    if short == label or len(words) < 2 or len(short) < 2:    # "A biped ..." is no "Grad A"
         return False
     if short.isupper() and short == "".join(w[0] for w in words).upper():
         return True

@@ -41,6 +41,9 @@ def test_a_short_form_that_names_a_thing_or_another_speaker_stays_as_written():
     assert label_in_full("Mika says so", "Mika: I think so.") == "Mika says so"     # one word has no short form
     assert label_in_full("The LCD goes next to the wheel", "The LCD goes next to the wheel.") == \
         "The LCD goes next to the wheel"                                # no speaker at all
+    # a letter is no short form: an article, or the letter of "Grad A"
+    assert label_in_full("A process runs overnight", "Grad A: The process runs overnight.") == \
+        "A process runs overnight"
     # two labels the short form fits: neither is chosen
     assert label_in_full("Grad says the net works", "Grad A: It works? / Grad B: The net works.") == \
         "Grad says the net works"
