@@ -41,6 +41,11 @@ def test_a_short_form_that_names_a_thing_or_another_speaker_stays_as_written():
     assert label_in_full("Mika says so", "Mika: I think so.") == "Mika says so"     # one word has no short form
     assert label_in_full("The LCD goes next to the wheel", "The LCD goes next to the wheel.") == \
         "The LCD goes next to the wheel"                                # no speaker at all
+    # a sentence that only opens like a label names no speaker: nothing is taken for a short form of it
+    assert label_in_full("Retief says the fleet is ready", "Retief said: the fleet is ready.") == \
+        "Retief says the fleet is ready"
+    assert label_in_full("Next steps: Marketing sends the survey", "Next steps: Marketing sends the survey.") == \
+        "Next steps: Marketing sends the survey"
     # a letter is no short form: an article, or the letter of "Grad A"
     assert label_in_full("A process runs overnight", "Grad A: The process runs overnight.") == \
         "A process runs overnight"
@@ -55,6 +60,7 @@ def test_what_counts_as_a_short_form_and_a_label():
     assert not short_form_of("Interface User", "User Interface") and not short_form_of("PM", "Marketing")
     assert not short_form_of("Williams Kirsty", "Kirsty Williams AM") and not short_form_of("IU", "User Interface")
     assert sentence_labels("[00:12:01] Ms. Jenny Kwan (Vancouver East, NDP): Thank you.") == ["Ms. Jenny Kwan"]
+    assert sentence_labels("Mr. Chris d'Entremont (West Nova, CPC): Thank you.") == ["Mr. Chris d'Entremont"]
     assert sentence_labels("知事（小池百合子君）：お答えします。") == []                       # Latin-script labels only
     assert as_noted("PM: the L_C_Ds go left", "Project Manager: The L_C_D_s go left.") == \
         "Project Manager: the LCDs go left"
