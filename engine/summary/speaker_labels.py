@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, TURN_JOINER
+from precis.engine.documents.spoken_text import SPEAKER_PREFIX, TURN_JOINER, speaker_name, speaker_of
 
 # a short form opens the note and is followed by its colon ("PM: ...") or by a verb in the third person
 # ("UI says", "Designer suggested"): "UI design ..." and "UI team ..." name a thing, not the speaker
 _OPENING = re.compile(r"^(?P<short>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})(?P<after>:\s|\s+[a-z]+(?:s|ed)\b)")
 # a word of a name: capitalised, a number, or a particle ("Mr. Chris d'Entremont", "Ursula von der Leyen")
 _NAMING_WORD = re.compile(r"[A-Z0-9]|(?:d|de|da|di|du|le|la|van|von|der|den|del|bin)$|[a-z]{1,3}'[A-Z]")
-# a label's time ("[00:12:01] ") and the seat or party after the name ("Ms. Jenny Kwan (Vancouver East, NDP)")
-_LABEL_NOISE = re.compile(r"^\s*\[[^\]]*\]\s*|\s*\((?:[^()]|\([^()]*\))*\)\s*$")
+# the seat or party after a parliament's name ("Ms. Jenny Kwan (Vancouver East, NDP)")
+_SEAT_OR_PARTY = re.compile(r"\s*\((?:[^()]|\([^()]*\))*\)\s*$")
 
 
 def sentence_labels(shown: str) -> list[str]:
@@ -30,7 +30,7 @@ def sentence_labels(shown: str) -> list[str]:
     for turn in shown.split(TURN_JOINER):
         prefix = SPEAKER_PREFIX.match(turn)
         if prefix:
-            label = _LABEL_NOISE.sub("", prefix.group(0).strip().rstrip(":").strip()).strip()
+            label = _SEAT_OR_PARTY.sub("", speaker_name(speaker_of(prefix.group(0))))
             # a label names someone in capitalised words; a sentence of a story or a call that opens like one
             # ("Retief said: ...", "Next steps: ...") names no speaker, and "Retief says" is no short form of it
             if label and label.isascii() and label not in labels and all(map(_NAMING_WORD.match, label.split())):
