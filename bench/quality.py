@@ -123,6 +123,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
         "preset": report.preset,
         # the account: sentences whose cited quotes hold their words, the lines its checks refused (by check)
         "supported_share": supported_share(summary, next(iter(state.notes.values()), [])),
+        "supported_claim_share": supported_share(summary, next(iter(state.notes.values()), []), claim_only=True),
         "lines_kept": sum(r.notes_kept for r in report.rounds if r.kind == "account"),
         "lines_refused": len(refused),
         "lines_kept_from_second_ask": sum(bool(x["kept_instead"]) and not x.get("reattributed")

@@ -189,22 +189,37 @@ def linked_share(summary: str) -> float | None:
 _CITED_SENTENCE = re.compile(_IN_SENTENCE + r"*?\[(\d{1,5}(?:, ?\d{1,5})*)\][.!?。！？]?")
 
 
-def supported_share(summary: str, notes: list[dict]) -> float | None:
+def supported_share(summary: str, notes: list[dict], claim_only: bool = False) -> float | None:
     """Share of the summary's cited sentences whose cited quotes hold at least half of their words (content
     words and numbers; Japanese character bigrams): the references support what the sentence says, as far as
-    words can tell. Computed here from the summary file's own references, apart from the checks that kept it."""
+    words can tell. Computed here from the summary file's own references, apart from the checks that kept it.
+    A quote counts with who said it: its label, or, for a sentence inside a turn quoted without one, the
+    note's ``speaker`` (shown beside it in the sources), so "Project Manager feels under-stimulated" on "I felt
+    like a bit under-stimulated ..." counts as its labelled neighbours always did; and as the model was shown
+    it, spelled letters joined ("L_C_D_" is the "LCD" of its note).
+
+    ``claim_only``: who said it is the label's to tell, not the words': the cited speakers' names are taken
+    out of the sentence's words, and what is left (what is said, and the frame: "mentions", "suggests") has to
+    be in the quotes. Stricter: a speaker's name is one or two of a meeting note's five or so words, and
+    counted as held it carries a note that keeps little else ("Project Manager orders UI team to take over"
+    on "... go ahead and take it away guys .")."""
+    from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of, unspell
     from precis.engine.summary.alignment import units
     by_id = {n["id"]: n for n in notes}
     summary = refs_before_stop(summary)
-    cited = _CITED_SENTENCE.findall(summary)
     sentences = [(m.group(0), m.group(1)) for m in _CITED_SENTENCE.finditer(summary)]
-    if not cited:
+    if not sentences:
         return None
     held = 0
     for sentence, refs in sentences:
-        quotes = " ".join(by_id[int(i)]["quote"] for i in refs.replace(" ", "").split(",") if int(i) in by_id)
-        want = units(_REFS.sub("", sentence))
-        held += bool(want) and len(want & units(quotes)) >= 0.5 * len(want)
+        cited = [by_id[int(i)] for i in refs.replace(" ", "").split(",") if int(i) in by_id]
+        said_by = set()
+        for n in cited:
+            label = SPEAKER_PREFIX.match(n["quote"])
+            said_by |= units(n.get("speaker") or (speaker_name(speaker_of(label.group(0))) if label else ""))
+        want = units(_REFS.sub("", sentence)) - (said_by if claim_only else set())
+        quotes = units(unspell(" ".join(f"{n.get('speaker', '')} {n['quote']}" for n in cited)))
+        held += bool(want) and len(want & quotes) >= 0.5 * len(want)
     return round(held / len(sentences), 4)
 
 

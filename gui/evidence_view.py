@@ -66,7 +66,9 @@ def evidence_html(notes: list[dict], text: str) -> str:
                "located": f"the passage holding {n.get('score', 0):.0f}% of the note's words",
                "subject": "the commit's subject line, as its author wrote it"}.get(
             n.get("origin"), f"quote matched {n.get('score', 0):.0f}%")
-        blocks.append(f"<h4>[{n['id']}] {html.escape(n['document'])}, part {n['part'] + 1}, {where} ({how})</h4>"
+        where += f", said by {n['speaker']}" if n.get("speaker") else ""      # a quote inside a turn
+        blocks.append(f"<h4>[{n['id']}] {html.escape(n['document'])}, part {n['part'] + 1}, {html.escape(where)} "
+                      f"({how})</h4>"
                       f"<p><i>{html.escape(n['point'])}</i></p><p style='font-family:monospace'>{excerpt}</p>")
     return "<hr>".join(blocks) or "<i>No evidence for this line.</i>"
 

@@ -30,3 +30,21 @@ def test_a_stop_inside_a_number_or_a_name_ends_no_sentence():
     notes = [{"id": 3, "quote": "Same-store sales increased 5.7% in February, reflecting comp sales growth of 11.2%."},
              {"id": 4, "quote": "キャッシュは os.UserCacheDir() の下に置きます。"}]
     assert supported_share(summary, notes) == 1.0
+
+
+def test_a_quote_counts_with_who_said_it_and_the_claim_only_share_leaves_the_name_to_the_label():
+    notes = [{"id": 1, "quote": "I dunno about you guys but I felt like a bit under-stimulated .",
+              "speaker": "Project Manager"},
+             {"id": 2, "quote": "Project Manager: That's sorted , go ahead and take it away guys ."},
+             {"id": 3, "quote": "Um research shows they like a little L_C_D_ screen on their zapping device ."}]
+    felt = "- Project Manager feels under-stimulated [1]"
+    # the label's words held: inside a turn, as the labelled quote always had them
+    assert supported_share(felt, notes) == 1.0
+    assert supported_share(felt, [{**notes[0], "speaker": ""}]) == 0.0      # 1 of 4 words without its speaker
+    # the name left to the label: "feel" is not in the quote, "under-stimulated" is: half, held
+    assert supported_share(felt, notes, claim_only=True) == 1.0
+    orders = "- Project Manager orders UI team to take over [2]"
+    assert supported_share(orders, notes) == 1.0                             # carried by the name
+    assert supported_share(orders, notes, claim_only=True) == 0.0            # take of order, ui, team, take
+    # spelled letters read as the model was shown them
+    assert supported_share("- Buyers like an LCD [3]", notes) == 1.0         # like, LCD of buyers, like, LCD

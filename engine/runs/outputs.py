@@ -44,7 +44,9 @@ def sources_markdown(summary: str, notes: list[dict], heading: str = "##") -> li
                "located": " (the passage holding the note's words)",
                "subject": " (the commit's subject line)", "aligned": " (a sentence the account's words come from)"}.get(
             n.get("origin"), "")
-        rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}: “{' '.join(quote.split())}”")
+        # a sentence inside a turn is quoted without its label: who said it comes first (Note.speaker)
+        said_by = f", said by {n['speaker']}" if n.get("speaker") else ""
+        rows.append(f"- [{i}] part {n['part'] + 1}, {lines}{how}{said_by}: “{' '.join(quote.split())}”")
     return [f"{heading} Sources", "", *rows, ""] if rows else []
 
 

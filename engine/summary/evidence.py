@@ -199,6 +199,12 @@ class Note:
     #                           "reworded": a sentence code chose, the point the model's checked rewording of it;
     #                           "shortened": as "reworded", the point a shortening in the sentence's own words;
     #                           "subject": a git log's commit subject, chosen by code, as its author wrote it
+    # Who said the quote, where the document's label names them and the quote does not show it: a sentence
+    # inside a turn ("I felt a bit under-stimulated ." of "Project Manager: Okay . I dunno about ..."), a
+    # paragraph going on with a Japanese turn. "" where the quote opens with its label, or no label names one.
+    # Its note says who ("Project Manager feels ..."); without it, the sources list could not show that a
+    # quarter of a development meeting's quotes were that speaker's.
+    speaker: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)

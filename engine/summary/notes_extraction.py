@@ -22,6 +22,7 @@ from precis.engine.summary.checks.stance import plainly_said, proposal_invented,
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
 from precis.engine.summary.salience import (
     DocumentWeights,
+    Sentence,
     joined_letters,
     select_sentences,
     subject_sentences,
@@ -53,6 +54,15 @@ class LineIndex:
 
     def line_of(self, char: int) -> int:
         return bisect.bisect_right(self.starts, char)
+
+
+def quote_speaker(sentence: Sentence) -> str:
+    """Who said ``sentence`` when its quote does not show its label (engine.summary.evidence.Note.speaker):
+    the transcript's label for a sentence inside a turn, or a paragraph going on with a turn; "" for one
+    that opens with its label, an exchange (each turn shows its own) and a sentence nobody is named for."""
+    if not sentence.speaker or sentence.turns or sentence.body() != sentence.text:
+        return ""
+    return speaker_name(sentence.speaker)
 
 
 def subject_notes(part: str, part_offset: int, document: str, part_index: int, first_id: int, lines: LineIndex,
@@ -351,7 +361,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
                 named = (with_referent(t, part, sentence.start, end) for t in (point, seen))
                 point, seen = _named_by_model(ctx, *named, document_text, s, e, out)
         note = Note(first_id + len(extracts), point, sentence.text, document, chunk.index, s, e, lines.line_of(s),
-                    lines.line_of(max(s, e - 1)), 100.0, "extract")
+                    lines.line_of(max(s, e - 1)), 100.0, "extract", speaker=quote_speaker(sentence))
         if is_repeat(note, earlier + extracts):
             out.check.repeats += 1
             continue

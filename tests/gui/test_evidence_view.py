@@ -18,3 +18,9 @@ def test_a_shortening_in_the_sentences_own_words_is_told_apart_from_a_rewording_
     assert "知事は検査体制を強化する" in shortened
     assert "taken verbatim" in evidence_html([_note("extract", TEXT.split("：")[2].strip())], TEXT)
     assert "reworded by the model" in evidence_html([_note("reworded", "知事は検査を増やす")], TEXT)
+
+
+def test_a_quote_said_inside_a_turn_is_headed_with_who_said_it():
+    said = evidence_html([{**_note("reworded", "知事は検査を増やす"), "speaker": "知事"}], TEXT)
+    assert "line 2, said by 知事 (reworded by the model)" in said
+    assert "said by" not in evidence_html([_note("reworded", "知事は検査を増やす")], TEXT)
