@@ -23,7 +23,9 @@ class FakeCall:
     kind: str                # "round", "compaction", "merge", "reword", "restate", "merge_notes", "write",
     #                          "account" (a part: what happens in it), "account_again" (one line from a passage),
     #                          "reading" (a yes/no question: content the statement, summary its passage),
-    #                          "who" (a lettered question: content the question and its choices, summary the story)
+    #                          "who" (a lettered question: content the question and its choices, summary the story),
+    #                          "voice" (whom a report's "we" is: content the question and its choices, summary the
+    #                          passage)
     summary: str             # the existing summary the prompt carries ("" in the first round)
     content: str             # the new content (or the text to compact / merge)
     retry: bool              # the prompt carries a retry reminder
@@ -60,7 +62,7 @@ def diligent(call: FakeCall) -> str:
         return account_lines(call)
     if call.kind == "reading":
         return "Yes"
-    if call.kind == "who":            # undecided: every choice as likely, so no one is named
+    if call.kind in ("who", "voice"):  # undecided: every choice as likely, so no one is named
         return ""
     if call.kind == "reword":
         sentences = re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M)
@@ -203,6 +205,9 @@ def _parse(prompt: str, number: int) -> FakeCall:
     who = re.search(r"^Story:\n<<<\n(.*)\n>>>\n\n(In the last sentence, .*)", user, re.S)
     if who:                             # who a story's "he" is: the passage, and the question with its choices
         return FakeCall(number, "who", who.group(1), who.group(2), False, prompt)
+    voice = re.search(r'^Text:\n<<<\n(.*)\n>>>\n\n(In this text, who is "we".*)', user, re.S)
+    if voice:                           # whom a report's "we" stands for: the passage, the question with its choices
+        return FakeCall(number, "voice", voice.group(1), voice.group(2), False, prompt)
     reading = re.search(r"^Text:\n<<<\n(.*)\n>>>\n\nStatement: (.*)\n\n", user, re.S)
     if reading:
         return FakeCall(number, "reading", reading.group(1), reading.group(2), False, prompt)

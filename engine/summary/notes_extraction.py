@@ -31,6 +31,7 @@ from precis.engine.summary.salience import (
 from precis.engine.summary.speaker_labels import label_in_full
 from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_by, with_referent
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
+from precis.engine.summary.voice import WE_OPENING, ask_voice, in_voice, speaks_as_we
 
 TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
@@ -308,6 +309,25 @@ def _named_by_model(ctx, point: str, seen: str, document_text: str, start: int, 
     return named_opening(point, answer.name), named_opening(seen, answer.name)
 
 
+def _voice_of(ctx, document: str, text: str, language: str | None, notes: list[Note], out: PartNotes) -> str:
+    """Whom the document's "we" stands for (engine.summary.voice), asked once per document and only when a
+    note of a report opens with "We" or "Our"; "" where that is not asked or the answer is not clear. The
+    question is kept in ``out.side_calls``."""
+    asked = ctx.voices.get(document)
+    if asked is not None or not any(WE_OPENING.match(n.point) for n in notes):
+        return asked or ""
+    if not speaks_as_we(text, language):
+        ctx.voices[document] = ""
+        return ""
+    answer, result = ask_voice(ctx, text)
+    if result is not None:
+        out.side_calls.append(result)
+    ctx.voices[document] = answer.name if answer else ""
+    if ctx.voices[document]:
+        out.flags.append("voice_named")
+    return ctx.voices[document]
+
+
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
                            weights: DocumentWeights, budget_chars: int, language: str | None = None, *,
@@ -373,6 +393,8 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
     notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
+    voice = _voice_of(ctx, document, document_text, layout.language, notes, out)
+    notes = [replace(n, point=in_voice(n.point, voice)) for n in notes]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
     # No rewording passed: the sentences, cleaned (or the model's shortening of one in its own words, above),

@@ -61,6 +61,8 @@ class RunContext:
         self.renderer = PromptRenderer(self.runtime)
         self._fallback_checks: dict[int, object] = {}      # round index -> the NoteCheck of its part's fallback
         self._indexes: dict[str, tuple] = {}               # document -> (LineIndex, DocumentWeights)
+        self.voices: dict[str, str] = {}                   # document -> whom its "we" stands for, once asked
+                                                           # ("" for no one: engine.summary.voice)
 
     @property
     def strict_sampling(self) -> SamplingParams:
