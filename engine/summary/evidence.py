@@ -202,8 +202,8 @@ class Note:
     # Who said the quote, where the document's label names them and the quote does not show it: a sentence
     # inside a turn ("I felt a bit under-stimulated ." of "Project Manager: Okay . I dunno about ..."), a
     # paragraph going on with a Japanese turn. "" where the quote opens with its label, or no label names one.
-    # Its note says who ("Project Manager feels ..."); without it, the sources list could not show that a
-    # quarter of a development meeting's quotes were that speaker's.
+    # Its note says who ("Project Manager feels ..."); without it the sources could not show whose words
+    # they were, and half the quotes of the development meetings' notes (237 of 467) are such sentences.
     speaker: str = ""
 
     def as_dict(self) -> dict:

@@ -393,8 +393,6 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
     notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
-    voice = _voice_of(ctx, document, document_text, layout.language, notes, out)
-    notes = [replace(n, point=in_voice(n.point, voice)) for n in notes]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
     # No rewording passed: the sentences, cleaned (or the model's shortening of one in its own words, above),
@@ -402,8 +400,10 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     # project log (terse Japanese commit messages the model hands back unchanged): 234 characters, half the
     # log's quarters missing, still 65% copied.
     out.notes = reworded or notes
+    # a report's "We ..." said of whom "we" stands for, asked only for a note the part keeps
+    voice = _voice_of(ctx, document, document_text, layout.language, out.notes, out)
     # ids stay consecutive when a failed rewording was dropped
-    out.notes = [replace(n, id=first_id + i) for i, n in enumerate(out.notes)]
+    out.notes = [replace(n, id=first_id + i, point=in_voice(n.point, voice)) for i, n in enumerate(out.notes)]
     if not reworded:
         out.flags.append("extracted")
         if any(n.origin == "shortened" for n in out.notes):

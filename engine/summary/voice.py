@@ -108,6 +108,7 @@ _MODAL_OR_PAST = frozenset("will would can could should may might must shall did
                            "gave went came said told thought held ran became left lost".split())
 _IRREGULAR = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was"}
 _ADVERB = frozenset("also now still then already further again even just only all both once first".split())
+_COMPOUND = re.compile(r"\b(and|but|or) (are|were|have|do)\b")
 _CONTRACTION = {"re": "is", "ve": "has", "ll": "will", "d": "would"}
 
 
@@ -143,5 +144,6 @@ def in_voice(point: str, name: str) -> str:
             at += 1
         if at < len(words):
             words[at] = _third_person(words[at])
-        said = name + " ".join(words)
+        # a second verb of the same "we": "anticipated challenges but were impacted" (a development call's note)
+        said = _COMPOUND.sub(lambda m: f"{m.group(1)} {_IRREGULAR[m.group(2)]}", name + " ".join(words))
     return re.sub(r"\bour\b", "its", said)

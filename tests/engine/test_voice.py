@@ -40,6 +40,8 @@ def test_a_note_opening_with_we_or_our_is_said_of_the_name():
         "NOV will host a question-and-answer session"
     assert in_voice("We're optimistic about Q2", "NOV") == "NOV is optimistic about Q2"
     assert in_voice("We upgraded our Tier four fleet", "NOV") == "NOV upgraded its Tier four fleet"
+    assert in_voice("We anticipated absorption challenges but were impacted by COVID-19", "NOV") == \
+        "NOV anticipated absorption challenges but was impacted by COVID-19"
     assert in_voice("Our gross margin improved", "Harwick Tools") == "Harwick Tools' gross margin improved"
     assert in_voice("Our Downhole business grew 13%", "NOV") == "NOV's Downhole business grew 13%"
     # no name, or no such opening: as it is
