@@ -11,6 +11,10 @@ references stripped, nothing that tells which strategy wrote which) and DIR/key.
 which B, per document, and which results file each came from: kept apart, read only after the verdicts are
 written down). The reader is told only: "Which of A and B tells the document better, as the human summary
 tells it? Say A or B, and why." Their verdicts go to docs/quality.md with the key revealed.
+
+``--both-orders`` also writes DIR/<doc>.swapped.md, the same pair with A and B exchanged, for a second fresh
+reader: at seeds 88 and 89 all nine readers answered "A", so a verdict read in one order may be the order's.
+``tally`` counts a pair for a side only when both of its readers chose it, else as no preference.
 """
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ def merged(results_files: list[tuple[str, dict]]) -> dict:
 
 
 def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str] | None, seed: int,
-                corpus: Path) -> dict:
+                corpus: Path, both_orders: bool = False) -> dict:
     rng = random.Random(seed)
     by_doc: dict[str, dict[str, str]] = {}
     came_from: dict[str, dict[str, str]] = {}
@@ -65,13 +69,30 @@ def write_pairs(results: dict, pair: tuple[str, str], out: Path, docs: list[str]
         if doc_id in came_from:
             key[doc_id]["from"] = {s: came_from[doc_id][s] for s in pair if s in came_from[doc_id]}
         name = doc_id.replace("/", "__")
-        text = [f"# {data.get('title') or name}", "", "## The human summary", "", references[0].strip(), "",
-                "## Summary A", "", stripped(summaries[order[0]]), "",
-                "## Summary B", "", stripped(summaries[order[1]]),
-                "", "## The question", "", QUESTION, ""]
-        (out / f"{name}.md").write_text("\n".join(text), encoding="utf-8")
+        orders = [("", order)] + ([(".swapped", order[::-1])] if both_orders else [])
+        for suffix, (first, second) in orders:
+            text = [f"# {data.get('title') or name}", "", "## The human summary", "", references[0].strip(), "",
+                    "## Summary A", "", stripped(summaries[first]), "",
+                    "## Summary B", "", stripped(summaries[second]),
+                    "", "## The question", "", QUESTION, ""]
+            (out / f"{name}{suffix}.md").write_text("\n".join(text), encoding="utf-8")
+        if both_orders:
+            key[doc_id]["swapped"] = {"A": order[1], "B": order[0]}
     (out / "key.json").write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
     return key
+
+
+def tally(key: dict, verdicts: dict[str, str]) -> dict[str, str]:
+    """Per document, the side both its readers chose, or "none": ``verdicts`` maps a page's name ("ectsum__val_DG",
+    "ectsum__val_DG.swapped") to the letter its reader answered; a document read in one order counts as read."""
+    found = {}
+    for doc_id, entry in key.items():
+        name = doc_id.replace("/", "__")
+        sides = {entry[verdicts[name]]} if name in verdicts else set()
+        if "swapped" in entry and f"{name}.swapped" in verdicts:
+            sides.add(entry["swapped"][verdicts[f"{name}.swapped"]])
+        found[doc_id] = sides.pop() if len(sides) == 1 else "none"
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,9 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--docs", nargs="+", default=None)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--both-orders", action="store_true", help="also write each pair with A and B exchanged")
     args = p.parse_args(argv)
     results = merged([(path.stem, json.loads(path.read_text(encoding="utf-8"))) for path in args.results])
-    key = write_pairs(results, tuple(args.pair), args.out, args.docs, args.seed, CORPUS)
+    key = write_pairs(results, tuple(args.pair), args.out, args.docs, args.seed, CORPUS, args.both_orders)
     print(f"{len(key)} pairs in {args.out} (the key in {args.out / 'key.json'}: read it after the verdicts)",
           file=sys.stderr)
     return 0

@@ -1,7 +1,7 @@
 """bench/blind_reading.py's pieces that need no model: several results files merged, pairs written blind."""
 import json
 
-from bench.blind_reading import merged, stripped, write_pairs
+from bench.blind_reading import merged, stripped, tally, write_pairs
 
 
 def _run(doc, strategy, summary):
@@ -40,3 +40,22 @@ def test_a_document_without_both_summaries_is_left_out(tmp_path):
     key = write_pairs({"runs": [_run("s/a", "account", "x")]}, ("account", "notes"), tmp_path / "o", None, 0, corpus)
     assert key == {}
     assert stripped("One. [12]\nTwo [3, 4]") == "One.\nTwo"
+
+
+def test_a_pair_read_in_both_orders_counts_only_where_both_readers_agree(tmp_path):
+    corpus = tmp_path / "corpus"
+    (corpus / "s").mkdir(parents=True)
+    for doc in ("a", "b", "c"):
+        (corpus / "s" / f"{doc}.json").write_text(json.dumps({"references": [{"text": "Human."}]}))
+    results = {"runs": [_run(f"s/{d}", strategy, f"{strategy} of {d}") for d in "abc" for strategy in ("x", "y")]}
+    key = write_pairs(results, ("x", "y"), tmp_path / "o", None, 3, corpus, both_orders=True)
+    for doc in "abc":
+        page, swapped = ((tmp_path / "o" / f"s__{doc}{suffix}.md").read_text() for suffix in ("", ".swapped"))
+        first = key[f"s/{doc}"]["A"]
+        assert page.index(f"{first} of {doc}") < page.index("## Summary B")
+        assert swapped.index(f"{first} of {doc}") > swapped.index("## Summary B")      # A and B exchanged
+        assert key[f"s/{doc}"]["swapped"] == {"A": key[f"s/{doc}"]["B"], "B": first}
+    # a reader who always answers "A" prefers neither; two readers who choose the same summary, it
+    a_side = key["s/b"]["A"]
+    verdicts = {"s__a": "A", "s__a.swapped": "A", "s__b": "A", "s__b.swapped": "B", "s__c": "B"}
+    assert tally(key, verdicts) == {"s/a": "none", "s/b": a_side, "s/c": key["s/c"]["B"]}
