@@ -139,9 +139,14 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     def noted(point: str, i: int, origin: str = "reworded") -> Note:
         return replace(kept[i], point=as_noted(said_plainly(point, sentences[i]), sentences[i]), origin=origin)
 
+    figureless: dict[int, str] = {}
+
     def weighed(point: str, i: int) -> Verdict:
-        """The verdict on an answer; a refused shortening kept for its sentence if the shortest yet."""
+        """The verdict on an answer; a refused shortening kept for its sentence if the shortest yet, an answer
+        refused only for leaving out the sentence's figures kept aside (``figureless``)."""
         verdict = judged(point, i)
+        if verdict.names == ["figures_dropped"]:
+            figureless.setdefault(i, point)
         if not verdict.passed and kept[i].origin != "reworded" and shortened(point, verdict.names, kept[i].quote) \
                 and (kept[i].origin != "shortened" or len(point) < len(kept[i].point)):
             kept[i] = noted(point, i, "shortened")
@@ -168,6 +173,15 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
             kept[i] = noted(point, i)
     if retry:
         kept = yield from restate_extracts(ctx, index, layout, kept, sentences, out, weighed, noted)
+    # Asked again, the model kept no figure: its first answer that only left them out stands. Refused for
+    # good, such a sentence left its part without a rewording on a development call, and the part fell back
+    # to its sentences verbatim: 43% of the summary copied (docs/quality.md, "A rewording that keeps its
+    # sentence's figures").
+    for i, point in figureless.items():
+        if kept[i].origin != "reworded":
+            kept[i] = noted(point, i)
+            if "figures_left_out" not in out.flags:
+                out.flags.append("figures_left_out")
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
