@@ -1,9 +1,9 @@
 """Who a report's "we" is, so that a note of it does not open with "We" or "Our" nobody can place.
 
-An earnings call, a company's report or a press release speaks as "we" throughout: of the check half's three
-earnings calls, 7 of 57 notes opened with "We ..." or "Our ..." ("We upgraded our Tier four dual fuel
-fleet"), a line a reader of the summary alone cannot place, and blind readers faulted two of the three
-summaries for never naming the company. Code cannot tell which of a report's names is its "we" (the company's
+An earnings call, a company's report or a press release speaks as "we" throughout: of the notes of the five
+development earnings calls, 10 opened with "We ..." or "Our ..." ("We upgraded our Tier four dual fuel
+fleet"), a line a reader of the summary alone cannot place, and blind readers faulted two of the three check
+calls' summaries for never naming the company. Code cannot tell which of a report's names is its "we" (the company's
 name is not always the one said most: "Slide" and "COVID" outnumber "Conagra"); the model can, shown where the
 text says "we" beside those names and the names as lettered choices, its answer weighed (as engine.summary.
 story_who weighs who a story's "he" is) and taken only when it clearly beats every other choice and "someone
