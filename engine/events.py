@@ -15,7 +15,9 @@ from dataclasses import asdict, dataclass, field, fields
 # "lines_refused" (a line failed its checks), "asked_again" (a line kept from the second ask), "reattributed" (a
 # line kept with the speaker whose turns hold it, engine.summary.reattribution), "act_restated" (a speaker said
 # to ask who put no question there, kept as talking about it), "nothing_kept"; notes rounds "pronoun_named" (a
-# story sentence's opening "he" or "she" named by the model's weighed answer, engine.summary.story_who).
+# story sentence's opening "he" or "she" named by the model's weighed answer, engine.summary.story_who),
+# "voice_named" (a report's "we" named by the model's weighed answer, engine.summary.voice),
+# "figures_left_out" (a rewording kept without its sentence's figures: asked again, the model never kept them).
 
 
 @dataclass
