@@ -13,7 +13,7 @@ written down). The reader is told only: "Which of A and B tells the document bet
 tells it? Say A or B, and why." Their verdicts go to docs/quality.md with the key revealed.
 
 ``--both-orders`` also writes DIR/<doc>.swapped.md, the same pair with A and B exchanged, for a second fresh
-reader: at seeds 88 and 89 all nine readers answered "A", so a verdict read in one order may be the order's.
+reader: at seeds 88 and 89 all nine verdicts were "A", so a verdict read in one order may be the order's.
 ``tally`` counts a pair for a side only when both of its readers chose it, else as no preference.
 """
 from __future__ import annotations
