@@ -126,11 +126,15 @@ def ask_opening_referent(ctx, text: str, start: int, end: int):
     pronoun, names = question
     messages, letters = who_messages(passage_before(text, start), text[start:end].strip(), pronoun, names)
     found, result = ctx.weigh(messages, letters)
-    if not found:
-        return None, result
+    return (Answer(*likeliest(found, letters, names)) if found else None), result
+
+
+def likeliest(found: dict[str, float], letters: list[str], names: list[str]) -> tuple[str, float]:
+    """(the choice whose letter ``found`` weighs likeliest, "someone else" among them; the log-probability by
+    which it beats the next) of a lettered question (engine.prompts.story_who.lettered). Also a report's "we"
+    (engine.summary.voice)."""
     ranked = sorted(letters, key=found.get, reverse=True)
-    margin = found[ranked[0]] - found[ranked[1]]
-    return Answer([*names, SOMEONE_ELSE][letters.index(ranked[0])], margin), result
+    return [*names, SOMEONE_ELSE][letters.index(ranked[0])], found[ranked[0]] - found[ranked[1]]
 
 
 def named_opening(shown: str, who: str) -> str:

@@ -18,7 +18,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from precis.engine.documents.document_kind import PROSE, document_kind, is_narrative
-from precis.engine.prompts.voice import SOMEONE_ELSE, voice_messages
+from precis.engine.prompts.story_who import SOMEONE_ELSE
+from precis.engine.prompts.voice import voice_messages
+from precis.engine.summary.story_who import likeliest
 
 VOICE_MARGIN = 1.0                 # log-probability by which the answer must beat every other choice
 MIN_NAME_COUNT = 3                 # a name the text says at least this often is a choice
@@ -95,11 +97,7 @@ def ask_voice(ctx, text: str):
         return None, None
     messages, letters = voice_messages(voice_passage(text, names), names)
     found, result = ctx.weigh(messages, letters)
-    if not found:
-        return None, result
-    ranked = sorted(letters, key=found.get, reverse=True)
-    return VoiceAnswer([*names, SOMEONE_ELSE][letters.index(ranked[0])], found[ranked[0]] - found[ranked[1]],
-                       tuple(names)), result
+    return (VoiceAnswer(*likeliest(found, letters, names), tuple(names)) if found else None), result
 
 
 # A verb after "We" said of one company: "we expect" -> "expects"; one of the past or a modal stays
