@@ -115,6 +115,7 @@ def _cjk(text: str) -> bool:
 
 
 HEADING_SHOWN_CHARS = 56        # a heading's reading length: about the 6 words the prompt asks for
+HEADING_LONGEST_CHARS = 72      # longer than that, a heading is cut where no phrase ends (the grammar's bound: 80)
 # Where a heading's main phrase ends and a qualifier begins: "Design Suggestions | for Remote Control Protection".
 # Not "of" or "to", which bind the phrase ("Evaluation | of the Prototype" leaves a bare "Evaluation").
 _PHRASE_BREAK = re.compile(r"(?:: | - | – | \(|, "
@@ -125,22 +126,35 @@ _DANGLING = {"and", "or", "for", "in", "of", "to", "the", "a", "an", "with", "on
 
 
 def shorter_heading(heading: str) -> str:
-    """``heading`` within HEADING_SHOWN_CHARS: cut where its main phrase ends, else after a whole word,
-    never ending on a connecting word. Asked for at most 6 words, the 1.5B model writes 10-12 ("Location
-    System Prototype Evaluation and Nickname Proposal for Remote Controls"): on a development meeting its
-    three headings were 229 of the summary's 1,760 characters. A Japanese heading: see
-    ``_shorter_japanese_heading``."""
+    """``heading`` within HEADING_SHOWN_CHARS, cut where its main phrase ends; where none ends there, within
+    HEADING_LONGEST_CHARS, cut after a whole word only past that, never ending on a connecting word. Asked for
+    at most 6 words, the 1.5B model writes 10-12 ("Location System Prototype Evaluation and Nickname Proposal
+    for Remote Controls"): on a development meeting its three headings were 229 of the summary's 1,760
+    characters. A Japanese heading: see ``_shorter_japanese_heading``."""
     if _cjk(heading):
         return _shorter_japanese_heading(heading)
     if len(heading) <= HEADING_SHOWN_CHARS or " " not in heading:
         return heading
-    breaks: list[int] = []
-    for pattern in (_PHRASE_BREAK, _BOUND_PHRASE_BREAK):       # "of" only where nothing looser is found
-        breaks = [m.start() for m in pattern.finditer(heading)
-                  if m.start() <= HEADING_SHOWN_CHARS and len(heading[:m.start()].split()) >= 2]
-        if breaks:
-            break
-    words = heading[:breaks[-1]].split() if breaks else heading[:HEADING_SHOWN_CHARS + 1].split()[:-1]
+    # where the main phrase ends within the reading length, else the first such end within the longest a
+    # heading is shown, else the whole heading where it fits that, and only then at an "of" or "to" that binds
+    # the phrase or after any word: a cut after any word within the reading length left "NOV's drilling
+    # efficiency improvements drive operator" (of "... operator adoption and cost"), one at "to", "Captain
+    # Farley reassures the crew that there is nothing"
+    def cut(at: int) -> str:
+        return " ".join(_without_dangling(heading[:at].split())).rstrip(" ,;:-–(") or heading
+
+    def breaks(pattern: re.Pattern, limit: int) -> list[int]:
+        return [m.start() for m in pattern.finditer(heading)
+                if m.start() <= limit and len(heading[:m.start()].split()) >= 2]
+    if loose := breaks(_PHRASE_BREAK, HEADING_SHOWN_CHARS):
+        return cut(loose[-1])
+    if loose := breaks(_PHRASE_BREAK, HEADING_LONGEST_CHARS):
+        return cut(loose[0])
+    if len(heading) <= HEADING_LONGEST_CHARS:
+        return heading
+    if bound := breaks(_BOUND_PHRASE_BREAK, HEADING_SHOWN_CHARS):
+        return cut(bound[-1])
+    words = heading[:HEADING_SHOWN_CHARS + 1].split()[:-1]
     return " ".join(_without_dangling(words)).rstrip(" ,;:-–(") or heading
 
 
