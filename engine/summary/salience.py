@@ -101,7 +101,7 @@ class Sentence:
     units: frozenset[str]
     reading_chars: int           # its length without the speaker label and the fillers
     gain_factor: float = 1.0     # a factor on what it adds: a git log commit's changelog weight, a chair's
-                                 # formula's or a signpost's PROCEDURE_WEIGHT, else 1
+                                 # formula's PROCEDURE_WEIGHT, else 1
     turns: tuple[str, ...] = ()  # an exchange of short turns: each turn as said ("Marketing: that's expensive")
     # Only a sentence that opens its line can start with its speaker's label. One inside a turn that opens
     # like a label ("Decision: ...", "My hypothesis: ...", "TODO for Priya: ...") keeps those words: taken
@@ -185,31 +185,14 @@ _PROCEDURE = re.compile("|".join([
     r"\b(?:next (?:questioner|speaker)|the floor is yours|your time is up)\b",
     r"\b(?:with|some) questions? (?:[\w-]+ ){0,4}from [A-Z]", r"\bdeclarations? of interest\b",
     r"\bconcise (?:questions|answers)\b"]), re.I)
-# A presenter's signposts: what the talk covers next, not what it says ("Now I'll discuss our outlook.", "Next,
-# let's cover the services segment.", "Slide 12 outlines net sales by segment.", "Before the Q&A, a few
-# housekeeping items."). Of the five development earnings calls' summaries, 5 of 107 notes were these ("I
-# discuss the company's outlook"), and blind readers called such lines "call filler". A slide that only locates
-# what the sentence says ("As you can see on slide 7, the quarter closed in line with guidance") is no signpost.
-_SIGNPOST = re.compile("|".join([
-    r"\b(?:I'll|I will|I'd like to|I want to|let me|we'll|we will|let's|I'm going to|we're going to) "
-    r"(?:now |then |quickly |briefly |first )?(?:discuss|talk about|review|walk (?:you )?through|cover|address|"
-    r"turn (?:it |the call )?(?:over|back)|hand (?:it |the call )?(?:over|back)|start|begin|close|wrap up|"
-    r"provide (?:some|a few|an update|an overview|more))\b",
-    r"\bturn (?:it|the call) (?:over|back) to\b",
-    r"^(?:and )?(?:now,? |next,? )?(?:turning|moving|switching) (?:now )?to\b",
-    r"\bhousekeeping\b", r"^slide \d+,? (?:shows|outlines|summarizes|lays out|highlights|provides|details|presents)\b",
-    r"\bopen (?:it|the (?:call|line|lines)) (?:up )?(?:for|to) (?:your )?questions\b"]), re.I)
 PROCEDURE_MAX_CHARS = 160        # longer, a sentence says more than what comes next ("Moving on to perinatal
                                  # mental health, this morning I hosted a round-table with the NSPCC ...")
-PROCEDURE_WEIGHT = 0.5           # a factor on what a chair's formula or a presenter's signpost adds
+PROCEDURE_WEIGHT = 0.5           # a factor on what a chair's formula adds
 
 
 def procedure_factor(sentence: str) -> float:
-    """PROCEDURE_WEIGHT for a chair's formula (``_PROCEDURE``) or a presenter's signpost (``_SIGNPOST``) said
-    in a short sentence, else 1."""
-    if len(sentence) > PROCEDURE_MAX_CHARS:
-        return 1.0
-    return PROCEDURE_WEIGHT if _PROCEDURE.search(sentence) or _SIGNPOST.search(sentence) else 1.0
+    """PROCEDURE_WEIGHT for a chair's formula (``_PROCEDURE``) said in a short sentence, else 1."""
+    return PROCEDURE_WEIGHT if len(sentence) <= PROCEDURE_MAX_CHARS and _PROCEDURE.search(sentence) else 1.0
 
 
 def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = False,

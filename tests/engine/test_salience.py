@@ -323,27 +323,6 @@ def test_a_chairs_formulas_weigh_less_than_what_the_meeting_said():
     assert not {s.body() for s in chosen} & set(formulas)
 
 
-CALL = """Now I'll briefly discuss our outlook.
-Next, let's cover the services segment.
-Slide 12 outlines net sales by segment.
-Before we start the Q&A, we want to share a few housekeeping items.
-As you can see on slide 7, the services segment grew revenue 6% to $410 million in the quarter.
-Services margins reached 12.5% as pricing offset labour costs across the services segment.
-"""
-
-
-def test_a_presenters_signposts_weigh_less_than_what_the_call_said():
-    """What a talk covers next ("let's cover ...", "Slide 12 outlines ...") is weighed as a chair's formula
-    is; a slide that only locates a figure is no signpost."""
-    by_text = {s.body(): s for s in sentences_of(CALL)}
-    signposts = CALL.splitlines()[:4]
-    assert [by_text[line].gain_factor for line in signposts] == [0.5] * 4
-    said = CALL.splitlines()[4:]
-    assert [by_text[line].gain_factor for line in said] == [1.0, 1.0]
-    chosen = select_sentences(CALL, DocumentWeights(CALL), set(), 200, 2)
-    assert chosen and not {s.body() for s in chosen} & set(signposts)
-
-
 PARLIAMENT = """The Chair (Hon. Anthony Rota (Nipissing, Lib.)): We will now go to Ms. Kwan for the next round of questions.
 Ms. Jenny Kwan (Vancouver East, NDP): Four of the care homes in my riding have reported cases of COVID-19 this week.
 Hon. Patty Hajdu: Mr. Chair, what is happening to seniors in Ontario is completely unacceptable to this government.
