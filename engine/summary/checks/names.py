@@ -53,6 +53,44 @@ def _figures_dropped(claim: Claim) -> str | None:
     return None
 
 
+# Which way an amount moved. A rewording that keeps a figure and says it rose where its sentence gives no
+# direction turns the fact around as surely as a negation does: "BD growth rate increased by 110 basis points"
+# of "The impact to our overall BD growth rate was 110 basis points" (a cut, the call said: both blind readers
+# caught it), "Interest and other expenses increased ..., totaling $111 million vs. $170 million" of "... totaled
+# $111 million versus $170 million in the year ago period". A growth or decline rate names a measure, not which
+# way it went; the note's noun "growth" ("the impact on growth was ...") claims no direction, its verbs do. Being
+# above a level is no move ("exceeded 100%" of "above 100%").
+_UP = re.compile(r"\b(?:increas\w*|rise|rises|rising|risen|rose|grow|grows|growing|grew|grown|growth|gain(?:s|ed|ing)?|"
+                 r"higher|up|improv\w*|expand\w*|expansion|climb\w*|jump\w*|surg\w*|boost\w*|rais(?:e|es|ed|ing)|"
+                 r"accelerat\w*|doubl\w*|tripl\w*|pick(?:s|ed|ing)? up|pickup|rebound\w*|recover\w*|soar\w*|"
+                 r"spik(?:e|es|ed|ing)|uptick|strengthen\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fall|falls|falling|fallen|drop\w*|down|lower\w*|reduc\w*|cut|"
+                   r"cuts|cutting|shr[iau]nk\w*|slow\w*|weaken\w*|decelerat\w*|lost|lose|loses|losing|loss|losses|"
+                   r"contract(?:ed|ing|ion)|halv\w*|slip\w*|dip|dips|dipped|eas(?:e|es|ed|ing)|soften\w*|plung\w*|"
+                   r"tumbl\w*|slump\w*|deteriorat\w*|worse\w*)\b", re.I)
+_MEASURE = re.compile(r"\b(?:growth|increase|decline)\s+rates?\b", re.I)
+_GROWTH_NOUN = re.compile(r"\bgrowth\b", re.I)
+
+
+def direction_turned(point: str, sentence: str) -> str | None:
+    """The way ``point`` says an amount moved where ``sentence``, holding the same figure, says no such way:
+    "increased" of a sentence with no word of a rise. Only where the point keeps one of the sentence's figures
+    (a direction said of no figure is a reading, not a number turned), in English."""
+    if not _figures(point) & _figures(sentence):
+        return None
+    said, held = _GROWTH_NOUN.sub(" ", _MEASURE.sub(" ", point)), _MEASURE.sub(" ", sentence)
+    for way, other, name in ((_UP, _DOWN, "a rise"), (_DOWN, _UP, "a fall")):
+        word = way.search(said)
+        if word and not way.search(held):
+            return (f'"{word.group(0)}", {name}, where its sentence says '
+                    + ("the other way" if other.search(held) else "no direction"))
+    return None
+
+
+def _direction(claim: Claim) -> str | None:
+    return direction_turned(claim.text, claim.rests_on)
+
+
 _CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}\b")     # not where a sentence starts
 
 
@@ -252,6 +290,27 @@ CHECKS = (
                   Example(_note("Capex to be 1.05 to 1.15 billion dollars", CAPEX), "the figures, said otherwise"),
                   Example(_note("The call reviews the results on slide 7", "Turning to slide 7, the results."),
                           "no amount to keep"))),
+    Check("direction_turned", frozenset({REWORDING}), frozenset({EN}), _direction,
+          refuses=(Example(_note("Interest expenses increased to $111 million from $170 million",
+                                 "Our interest expenses totaled $111 million versus $170 million a year ago."),
+                           "a fall said as a rise (development earnings call)"),
+                   Example(_note("The growth rate increased by 110 basis points",
+                                 "The impact to our overall growth rate was 110 basis points."),
+                           "a rate's impact said as a rise (development earnings call)"),
+                   Example(_note("Sales fell 4%", "Sales rose 4% in the quarter."), "the other way")),
+          passes=(Example(_note("Sales rose 17.6% to $3.4 billion", "Net sales increased 17.6% to $3.4 billion."),
+                          "the same way, another word"),
+                  Example(_note("Teacher training lost 24% of its students",
+                                "We've lost 24 per cent of the people going into teacher training."), "as said"),
+                  Example(_note("The impact on growth was 110 basis points",
+                                "The impact to our overall growth rate was 110 basis points."),
+                          "growth as what was measured"),
+                  Example(_note("Fuel handling orders rose to a book-to-bill over 100%",
+                                "A pickup in orders for fuel handling products gave a book-to-bill north of 100%."),
+                          "a pickup is a rise (development earnings call)"),
+                  Example(_note("Book-to-bill exceeded 100%", "The segment's book-to-bill was above 100%."),
+                          "above a level, no move said"),
+                  Example(_note("Capex is expected to rise", CAPEX), "no figure kept: not this check's"))),
     Check("reporter_dropped", frozenset({REWORDING}), None, _reporter,
           refuses=(Example(_note("Mika proposes moving the billing cluster past the end of the year due to a lack "
                                  "of support for 13", PRIYA),
