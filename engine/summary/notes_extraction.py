@@ -18,6 +18,7 @@ from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import REWORD_EXAMPLE, NotesLayout, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
+from precis.engine.summary.checks.form import is_question
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
 from precis.engine.summary.salience import (
@@ -185,6 +186,15 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     if any(n.origin == "reworded" for n in kept):
         out.flags.append("reworded")
     return kept
+
+
+def _statements(notes: list[Note]) -> list[Note]:
+    """A part's sentences kept as written (no rewording passed), its questions left out where it keeps
+    another: a question lifted from a transcript ("Suzy Davies AM: ... is there anything in there about the
+    role of Welsh in adult community learning?") is a line of the meeting, not of its summary, and the
+    rewordings are held to statements (check ``question``). A part of questions only keeps them: a part is
+    never lost."""
+    return [n for n in notes if not is_question(n.point)] or notes
 
 
 def said_plainly(point: str, sentence: str) -> str:
@@ -413,7 +423,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     # so that the part is not lost. Keeping only the part's most substantive one was tried on the development
     # project log (terse Japanese commit messages the model hands back unchanged): 234 characters, half the
     # log's quarters missing, still 65% copied.
-    out.notes = reworded or notes
+    out.notes = reworded or _statements(notes)
     # a report's "We ..." said of whom "we" stands for, asked only for a note the part keeps
     voice = _voice_of(ctx, document, document_text, layout.language, out.notes, out)
     # ids stay consecutive when a failed rewording was dropped

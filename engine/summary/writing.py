@@ -13,7 +13,8 @@ Why not prose merged from the notes: measured on the development meetings and st
 "Code chooses, the model rewords"), the 1.5B model's merged bullets kept less than the notes they
 merged (fact recall 0.34 against the notes' 0.40 at the same length on one meeting; 0.08 against 0.28
 on another, where it merged 15 notes into 5 bullets and added "actions" no one assigned). A heading it
-cannot write (chat, another language, no word of its notes) is replaced by the parts the section covers.
+cannot write (chat, another language, no word of its notes) is replaced by the people its notes are about,
+and where they name no one, the section goes on under the heading before it (``joined_sections``).
 """
 from __future__ import annotations
 
@@ -54,19 +55,42 @@ class Written:
     lines: list[WrittenLine] = field(default_factory=list)
     results: list = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    heading: str = ""          # "": none could be given, the notes go on under the section before
+
+
+def section_text(heading: str, notes: list[Bullet], preset, language: str | None) -> list[WrittenLine]:
+    """A section: its heading ("" for none) over its notes in the preset's shape; a section whose every note
+    is a task for the closing TODO section keeps no heading of its own."""
+    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, preset, language)]
+    return ([WrittenLine(f"## {heading}", [])] if lines and heading else []) + lines
+
+
+class JoinedSections:
+    """The summary's lines as its sections are written, a section with no heading of its own joined to the one
+    before it (its notes put in the preset's shape together with that section's: one "### Done" layer, not
+    two). The first section with none opens the summary unheaded.
+
+    A heading that only names parts ("## パート 7〜12", "## Parts 4 to 7") told a reader nothing (issue 38: a
+    reading problem); it stood where the model's heading failed its checks twice and the notes name no one
+    code can read: a Japanese section (names are not read there) or an earnings call's."""
+
+    def __init__(self, preset, language: str | None) -> None:
+        self.preset, self.language = preset, language
+        self.lines: list[WrittenLine] = []
+        self._start, self._heading, self._notes = 0, "", []
+
+    def add(self, written: Written, notes: list[Bullet]) -> None:
+        if not written.heading and self._notes:
+            self._notes = self._notes + list(notes)
+            self.lines[self._start:] = section_text(self._heading, self._notes, self.preset, self.language)
+            return
+        self._start, self._heading, self._notes = len(self.lines), written.heading, list(notes)
+        self.lines += written.lines
 
 
 def closing_lines(bullets: list[Bullet], ctx, language: str | None) -> list[WrittenLine]:
     """What closes the summary in the preset's shape: the conversation archive's TODO section."""
     return [WrittenLine(line.text, line.notes) for line in todo_lines(bullets, ctx.layout.preset, language)]
-
-
-def parts_heading(bullets: list[Bullet], language: str | None = None) -> str:
-    """The parts a section covers, as its heading, in the summary's language."""
-    first, last = bullets[0].part + 1, bullets[-1].last_part + 1
-    if is_japanese(language):
-        return f"## パート {first}" if first == last else f"## パート {first}〜{last}"
-    return f"## Part {first}" if first == last else f"## Parts {first} to {last}"
 
 
 NAMES_IN_HEADING = 3
@@ -241,15 +265,15 @@ def write_group(ctx, index: int, notes: list[Bullet], section: str, total: int, 
         written.flags.append("commit_days_heading")
     else:
         heading = yield from _model_heading(ctx, index, layout, notes, section, written)
-    lines = [WrittenLine(line.text, line.notes) for line in section_lines(notes, ctx.layout.preset, layout.language)]
-    # a section whose every note is a task for the closing TODO section keeps no heading of its own
-    written.lines = ([WrittenLine(f"## {heading}", [])] if lines else []) + lines
+    written.heading = heading
+    written.lines = section_text(heading, notes, ctx.layout.preset, layout.language)
     return written
 
 
 def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], section: str, written: Written):
     """Generator; returns the heading the model names the section by, asked once more with what was wrong
-    when it fails its checks, else the parts the section covers. Its calls and flags go to ``written``."""
+    when it fails its checks, else the people its notes are about, else "" (the section goes on under the
+    one before: ``JoinedSections``). Its calls and flags go to ``written``."""
     result = yield from ctx.call(index, layout.heading_messages(_headed(notes), section),
                                  HEADING_TOKENS, replace(ctx.strict_sampling, grammar=heading_grammar()))
     written.results.append(result)
@@ -276,8 +300,10 @@ def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], se
             yield RoundRepaired(index, "names_heading", 0,
                                 f"the section is headed by the names its notes hold: {heading}")
         else:
-            heading = parts_heading(notes, layout.language)[3:]
-            yield RoundRepaired(index, "parts_heading", 0, f"the section is headed by the parts it covers: {heading}")
+            heading = ""
+            written.flags.append("heading_joined")
+            yield RoundRepaired(index, "joined", 0, "its notes name no one: the section goes on under the heading "
+                                                    "before it")
     return heading
 
 

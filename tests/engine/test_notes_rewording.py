@@ -221,7 +221,8 @@ def test_a_japanese_document_is_reworded_and_headed_in_japanese_and_english_answ
     assert kept and all(n["origin"] == "reworded" and not n["point"].startswith("The ") for n in kept)
     assert all(not n["quote"].startswith("-") for n in kept)           # a list item's marker is not its text
     summary = state.summaries["day.txt"]
-    assert "Windows build changes" not in summary and summary.startswith("## パート 1")   # the English heading
+    # the English heading refused twice, and Japanese names are not read: the section opens the summary unheaded
+    assert "Windows build changes" not in summary and "パート" not in summary and summary.startswith("### 実施")
     assert any("wrong_language" in e.flags for e in events if isinstance(e, CollapseDetected))
 
 
@@ -264,6 +265,41 @@ def test_a_meetings_sentence_kept_as_said_says_who_said_it_and_the_heading_is_as
         state.summaries["day.txt"]
     headed = [ln for c in rt.calls if c.kind == "write" for ln in c.content.splitlines() if ln.startswith("[")]
     assert headed and not any(re.match(r"^\[\d+\] (?:" + "|".join(speakers) + ")", ln) for ln in headed)
+
+
+def test_a_rewording_said_as_a_question_is_refused_and_a_part_kept_as_said_leaves_its_questions_out():
+    def asks_back(call):         # the first ask hands every sentence back as a question
+        if call.kind == "reword" and not call.retry:
+            return re.sub(r"^(\[\d+\]) (.*?)[.?]?$", r"\1 Is it so that \2?", diligent(call), flags=re.M)
+        return diligent(call)
+    rt = FakeRuntime(script=asks_back)
+    plan = make_plan(rt, meeting_transcript() * 3, preset="meeting-minutes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    assert [c.retry for c in rt.calls if c.kind == "reword"][:2] == [False, True]
+    first_answers = sum(len(re.findall(r"^\[\d+\] ", c.content, re.M)) for c in rt.calls
+                        if c.kind == "reword" and not c.retry)
+    # each answer the check reads (one cut by the token budget is no answer to count) refused as a question
+    assert sum(r.refused_by.get("question", 0) for r in state.rounds if r.kind == "notes") > first_answers // 2
+    notes = state.notes["day.txt"]
+    assert notes and all(n["origin"] == "reworded" and not n["point"].endswith("?") for n in notes)
+    assert not any(re.search(r"\?\s*\[[\d, ]+\]$", ln) for ln in state.summaries["day.txt"].splitlines())
+
+    def refused(call):           # every rewording invents a name: the sentences are kept as they were said
+        if call.kind == "reword":
+            return re.sub(r"^(\[\d+\]) .*$", r"\1 Ben approved the budget of the project", call.content, flags=re.M)
+        return "Ben approved the budget of the project\n" if call.kind == "restate" else diligent(call)
+    rt = FakeRuntime(script=refused)
+    plan = make_plan(rt, meeting_transcript() * 3, preset="meeting-minutes")
+    state, options = start(rt, plan, RunOptions(strategy="notes"))
+    run_all(rt, plan, state, options)
+    asked = [s for c in rt.calls if c.kind == "reword" and not c.retry
+             for s in re.findall(r"^\[\d+\] (.+)$", c.content, re.M)]
+    notes = state.notes["day.txt"]
+    # the question was among the sentences chosen, and no part kept only questions: none is in the summary
+    assert any(s.endswith("?") for s in asked) and notes and all(n["origin"] != "reworded" for n in notes)
+    assert not any(n["point"].endswith("?") for n in notes)
+    assert not any(re.search(r"\?\s*\[[\d, ]+\]$", ln) for ln in state.summaries["day.txt"].splitlines())
 
 
 def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_in_english_only():

@@ -2,6 +2,8 @@
 a heading, engine.summary.checks), in the preset's shape, with the summary file's sources and TODOs."""
 from __future__ import annotations
 
+import re
+
 from precis.engine.events import RoundRepaired
 from precis.engine.planning.run_plan import build_plan
 from precis.engine.prompts.layout import RoundLayout
@@ -10,8 +12,8 @@ from precis.engine.runs.outputs import summary_markdown
 from precis.engine.runs.run import RunOptions
 from precis.engine.summary.compaction import Bullet
 from precis.engine.summary.evidence import Note
-from precis.engine.summary.writing import names_heading, parts_heading
-from tests.engine.notes_fixtures import finished_records, notes_run, report_of
+from precis.engine.summary.writing import JoinedSections, Written, names_heading, section_text
+from tests.engine.notes_fixtures import finished_records, generic_notes_run, notes_run, report_of
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
 
@@ -63,7 +65,7 @@ def test_a_failed_heading_names_the_people_its_notes_keep_coming_back_to_and_els
     assert names_heading(story, "Japanese") is None
     nameless = [_bullet(1, "The door opens", "The door dilated and the air was heady."),
                 _bullet(2, "The air is good", "The air was good, excellent air.", part=3)]
-    assert names_heading(nameless) is None and parts_heading(nameless) == "## Parts 1 to 4"
+    assert names_heading(nameless) is None
     # a meeting: the speakers first, as the transcript labels them; "Grad" alone is a word of "Grad B"; a day's
     # name recurs but names no one
     meeting = [_bullet(1, "Grad B explains the belief net", "Grad B: So the belief net takes the features."),
@@ -71,6 +73,57 @@ def test_a_failed_heading_names_the_people_its_notes_keep_coming_back_to_and_els
                _bullet(3, "Professor C says Grad B's net is fine", "Professor C: Yeah, the net is fine on Saturday."),
                _bullet(4, "Professor C sets a deadline", "Professor C: Let's have it by next week .")]
     assert names_heading(meeting) == "## Professor C and Grad B"
+
+
+def test_a_section_no_heading_can_be_given_goes_on_under_the_one_before_in_the_presets_shape():
+    preset = load_preset("conversation-archive")
+    first = [_bullet(1, "The build is fixed", "The build was fixed."),
+             _bullet(2, "The team decided on rubber because it is cheaper", "We decided on rubber because it is "
+                                                                             "cheaper.")]
+    second = [_bullet(3, "The tests pass", "The tests passed.", part=1),
+              _bullet(4, "The hook is chosen because it is faster", "We chose the hook because it is faster.",
+                      part=1)]
+    sections = JoinedSections(preset, None)
+    sections.add(Written(section_text("Build and case", first, preset, None), heading="Build and case"), first)
+    sections.add(Written(section_text("", second, preset, None)), second)
+    text = [line.text for line in sections.lines]
+    # one heading over both sections' notes, and each layer once, the notes in order within it: no "Part 2"
+    assert text == ["## Build and case", "### Done", "- The build is fixed", "- The tests pass",
+                    "### Decisions and judgements", "- The team decided on rubber because it is cheaper",
+                    "- The hook is chosen because it is faster"]
+    assert [line.notes for line in sections.lines if line.notes] == [[1], [3], [2], [4]]
+    # the first section with none opens the summary unheaded; a later one with a heading starts its own
+    opening = JoinedSections(load_preset("generic"), None)
+    opening.add(Written(section_text("", second, load_preset("generic"), None)), second)
+    opening.add(Written(section_text("Build", first, load_preset("generic"), None), heading="Build"), first)
+    assert [line.text for line in opening.lines] == ["- The tests pass", "- The hook is chosen because it is faster",
+                                                     "## Build", "- The build is fixed",
+                                                     "- The team decided on rubber because it is cheaper"]
+
+
+def test_a_heading_that_fails_where_the_notes_name_no_one_joins_its_notes_to_the_section_before():
+    text = "\n\n".join(f"the pump at station {i} was cleaned on day {i} and its filter was replaced with a "
+                       f"spare one of size {i + 40}." for i in range(1, 900))
+    asked = []
+
+    def chatty_second_heading(call):
+        if call.kind == "write":
+            section = re.search(r"\[(\d+)\] ", call.content).group(1)     # its first note's number
+            asked.append(section)
+            if list(dict.fromkeys(asked))[1:2] == [section]:     # the second section's heading, both asks
+                return "Here is the summary you asked for."
+            return "## Pump station filter\n"
+        return diligent(call)
+    rt, state = generic_notes_run(chatty_second_heading, text)
+    writes = [r for r in state.rounds if r.kind == "write"]
+    assert len(writes) >= 3 and "heading_joined" in writes[1].flags and writes[1].attempts == 2
+    assert not any("heading_joined" in w.flags for w in writes[:1] + writes[2:])
+    summary = state.summaries[next(iter(state.summaries))]
+    headings = [ln for ln in summary.splitlines() if ln.startswith("#")]
+    assert len(headings) == len(writes) - 1 and not any("Part" in h for h in headings)
+    # every note is still in the summary, each once, and in the document's order
+    cited = [int(i) for i in re.findall(r"\[(\d+)\]", summary)]
+    assert sorted(cited) == cited and len(set(cited)) == len(cited) > 0
 
 
 def test_the_heading_is_the_models_only_words_and_a_heading_its_notes_do_not_support_is_refused():

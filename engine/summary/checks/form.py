@@ -75,9 +75,14 @@ def _meta(claim: Claim) -> str | None:
 _JA_QUESTION = re.compile(r"[たるうすんのいだ]か[。！]?$")
 
 
+def is_question(text: str) -> bool:
+    """``text`` ends as a question does (a question mark, or a Japanese question's か without one)."""
+    text = text.rstrip(" \"”’)」")
+    return text.endswith(("?", "？")) or bool(_JA_QUESTION.search(text))
+
+
 def _question(claim: Claim) -> str | None:
-    text = claim.text.rstrip(" \"”’)」")
-    return "a question, not a statement" if text.endswith(("?", "？")) or _JA_QUESTION.search(text) else None
+    return "a question, not a statement" if is_question(claim.text) else None
 
 
 # The prompt's rules are short and worded as no document is: a run of RULES_RUN_WORDS words (Japanese:
@@ -356,15 +361,27 @@ CHECKS = (
                            "narrates the document"),
                    Example(_claim("This part adds that Maitland sits on the bed.", STORY), "narrates the prompt")),
           passes=(Example(_claim("Maitland sits on the bed and watches the sunset.", STORY), "what happens"),)),
-    Check("question", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), None, _question,
+    Check("question", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT, REWORDING}), None, _question,
           refuses=(Example(_claim("Why does Maitland stare at the door?", STORY), "a question"),
+                   Example(_note("Marketing: Is the basic design fulfilling its remote functions?",
+                                 "Marketing: I was looking at basic design things, does it fulfil its functions as "
+                                 "a remote?"),
+                           "a rewording handed back as a question (development meeting)"),
+                   Example(_note("和泉なおみ議員: 学生、教職員の感染者対応: どう対応する?",
+                                 "さらに、都内の学校の生徒、教職員から感染者が出た場合、どう対応するのですか。",
+                                 "Japanese"),
+                           "a Japanese member's question said as one (development sitting)"),
                    Example(_claim("誰が何を（誰に、なぜ）したか。", RULE_PART),
                            "a Japanese question without its mark (development run)"),
                    Example(_claim("アシスタントがフックを直すべきですか。", RULE_PART), "asks back, politely")),
           passes=(Example(_claim("Maitland stares at the closed door.", STORY), "a statement"),
                   Example(_claim("アシスタントが、フックを直すかどうかをユーザーに確かめる。", RULE_PART),
                           "an indirect question inside a statement"),
-                  Example(_claim("ユーザーが、フックのバグは確かだと認める。", RULE_PART), "確か: no question"))),
+                  Example(_claim("ユーザーが、フックのバグは確かだと認める。", RULE_PART), "確か: no question"),
+                  Example(_note("Marketing asks whether the basic design fulfils the remote's functions",
+                                "Marketing: I was looking at basic design things, does it fulfil its functions as "
+                                "a remote?"),
+                          "a question noted as what was asked"))),
     Check("restates_rules", frozenset({ACCOUNT_LINE, NOTE_IN_ACCOUNT}), None, _restates_rules,
           refuses=(Example(_claim("誰が何を（誰に、なぜ）したか。", RULE_PART), "the rule said back (development run "
                                                                      "of a Japanese day with an assistant)"),

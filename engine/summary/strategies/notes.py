@@ -46,7 +46,7 @@ from precis.engine.summary.exchanges import exchange_sections
 from precis.engine.summary.noise import is_noise
 from precis.engine.summary.notes_extraction import salient_notes_for_part
 from precis.engine.summary.strategies.base import RunContext, document_language, note_counts
-from precis.engine.summary.writing import closing_lines, write_group, writing_groups
+from precis.engine.summary.writing import JoinedSections, closing_lines, write_group, writing_groups
 
 
 def written_chars(notes: list[Note], refused_chars: int = 0) -> tuple[int, int]:
@@ -126,7 +126,7 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
     bullets = yield from compact_notes(ctx, doc, bullets_of(notes), total_rounds, language)
     sections = section_groups(ctx, doc, bullets)
     days = commit_days(doc.text)
-    written_lines = []
+    joined = JoinedSections(ctx.layout.preset, language or ctx.layout.language)
     before = bullets_text(bullets)
     for g, (group, heading) in enumerate(sections, 1):
         ctx.check_cancel()
@@ -134,7 +134,8 @@ def write_summary(ctx: RunContext, doc: PlannedDocument, notes: list[Note], tota
         section = f"from part {group[0].part + 1}" + (f" to {group[-1].last_part + 1}"
                                                       if group[-1].last_part != group[0].part else "")
         written = yield from write_group(ctx, index, group, section, total_rounds, language, days, heading)
-        written_lines += written.lines
+        joined.add(written, group)
+        written_lines = list(joined.lines)
         if g == len(sections):
             written_lines += closing_lines(bullets, ctx, language)
         text = "\n".join(line.markdown() for line in written_lines)
