@@ -14,7 +14,7 @@ Why not prose merged from the notes: measured on the development meetings and st
 merged (fact recall 0.34 against the notes' 0.40 at the same length on one meeting; 0.08 against 0.28
 on another, where it merged 15 notes into 5 bullets and added "actions" no one assigned). A heading it
 cannot write (chat, another language, no word of its notes) is replaced by the people its notes are about,
-and where they name no one, the section goes on under the heading before it (``joined_sections``).
+and where they name no one, the section goes on under the heading before it (``JoinedSections``).
 """
 from __future__ import annotations
 
@@ -302,8 +302,8 @@ def _model_heading(ctx, index: int, layout: NotesLayout, notes: list[Bullet], se
         else:
             heading = ""
             written.flags.append("heading_joined")
-            yield RoundRepaired(index, "joined", 0, "its notes name no one: the section goes on under the heading "
-                                                    "before it")
+            yield RoundRepaired(index, "joined", 0, "its notes name no one code can read: the section has no "
+                                                    "heading of its own and goes on under the one before it")
     return heading
 
 
