@@ -66,6 +66,20 @@ REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because
 # The exchange as one text, the words a rewording may not take from it (checks.grounding's example_leak)
 REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
 
+# English prose in which nobody speaks by label and tells no story (a report, an earnings call) gets a report's
+# example (``NotesLayout.genre``): shown the meeting above, the 1.5B model named its speakers in an earnings
+# call's notes ("Ben invests in brands", refused as example_speaker) and handed the call's figure-laden sentences
+# back. The report's example says a result and a guidance with every figure kept, reordered, without the report's
+# "we". A story keeps the meeting's: with a story's own example (narration told in the present tense, a
+# character's words as "The speaker ...") the development stories' copies refused doubled (docs/quality.md).
+REPORT_EXAMPLE_SENTENCES = ("[1] Net sales for the quarter were $412 million, up 6% from a year ago, as demand for "
+                            "our cordless drills stayed strong in Europe.\n[2] We now expect full-year adjusted "
+                            "earnings of $2.10 to $2.25 per share, and we will close our oldest plant by March.")
+REPORT_EXAMPLE_NOTES = ("[1] Strong European demand for cordless drills lifts quarterly net sales 6% to $412 million\n"
+                        "[2] Full-year adjusted earnings guidance is now $2.10 to $2.25 per share; the oldest plant "
+                        "shuts by March")
+GENRES = ("turns", "report")     # a transcript, a chat, a story (the meeting's example); a report
+
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more
 # briefly than the message when reminded (measured on the development project log, docs/quality-history.md).
@@ -99,13 +113,27 @@ class NotesLayout:
     preset: Preset
     date: str
     language: str | None = None
+    genre: str = "turns"           # GENRES: which worked example an English rewording is asked with
+
+    def example(self) -> tuple[str, str]:
+        """The rewording's worked example, (sentences, notes): the Japanese meeting for Japanese notes, else the
+        one of the document's kind."""
+        if is_japanese(self.language):
+            return REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA
+        if self.genre == "report":
+            return REPORT_EXAMPLE_SENTENCES, REPORT_EXAMPLE_NOTES
+        return REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES
+
+    def example_text(self) -> str:
+        """The worked example as one text, whose words a rewording may not take where its part lacks them
+        (checks.grounding's example_leak); "" for Japanese, whose leak was not measured."""
+        return "" if is_japanese(self.language) else "\n".join(self.example())
 
     def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly.
         ``again``: the second ask, for the sentences whose rewording was refused, with a reminder."""
         japanese = is_japanese(self.language)
-        example, answer = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
-                           else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        example, answer = self.example()
         reminder = (REWORD_REMINDER_JA if japanese else REWORD_REMINDER) if again else ""
         numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(sentences, 1))
         rules = "\n".join([
@@ -128,8 +156,7 @@ class NotesLayout:
         profit lag during the first half." -> "We're reducing costs to minimize inflation-related profit
         losses in the first half.")."""
         japanese = is_japanese(self.language)
-        examples, answers = ((REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA) if japanese
-                             else (REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES))
+        examples, answers = self.example()
         example = examples.splitlines()[0].split("] ", 1)[1]
         answer = answers.splitlines()[0].split("] ", 1)[1]
         rules = "\n".join(["[Rules]", RESTATE_RULES_JA if japanese else RESTATE_RULES,

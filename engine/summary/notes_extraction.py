@@ -8,9 +8,11 @@ so the failed part still reaches the result as its notes, never "the previous su
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field, replace
 
+from precis.engine.documents.document_kind import PROSE, document_kind, is_narrative
 from precis.engine.documents.spoken_text import AFTER_TITLE, speaker_name
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
@@ -132,7 +134,7 @@ def reword_extracts(ctx, index: int, layout: NotesLayout, extracts: list[Note], 
     kept = list(extracts)
 
     def judged(point: str, i: int) -> Verdict:
-        return rewording_verdict(point, sentences[i], kept[i].quote, part, layout.language)[1]
+        return rewording_verdict(point, sentences[i], kept[i].quote, part, layout.language, layout.example_text())[1]
 
     def passes(point: str, i: int) -> bool:
         return judged(point, i).passed
@@ -209,15 +211,28 @@ def said_plainly(point: str, sentence: str) -> str:
     return point
 
 
-def rewording_verdict(point: str, sentence: str, quote: str, part: str, language: str | None) -> tuple[str, Verdict]:
+def rewording_verdict(point: str, sentence: str, quote: str, part: str, language: str | None,
+                      example: str | None = None) -> tuple[str, Verdict]:
     """``point`` as the note of ``sentence`` (as the model was shown it; ``quote``: as the document writes it)
     of ``part``: said plainly where it must be, and the checks' verdict on it (kind REWORDING), the worked
-    example it was asked with in view (a word of it the part does not hold is the example's, not the part's)."""
+    example it was asked with in view (a word of it the part does not hold is the example's, not the part's;
+    ``example``: that example as one text, NotesLayout.example_text; the meeting's when not given)."""
     point = said_plainly(point, sentence)
     # the English example only: a Japanese rewording's leak was not measured (its example is held aside)
-    example = "" if is_japanese(language) else REWORD_EXAMPLE
+    if example is None:
+        example = "" if is_japanese(language) else REWORD_EXAMPLE
     claim = replace(rewording_claim(point, sentence, quote, part, language), example=example)
     return point, judge(claim, REWORDING)
+
+
+@functools.lru_cache(maxsize=4)                 # one document per run, asked once a part
+def notes_genre(text: str) -> str:
+    """Which worked example a document's rewordings are asked with (engine.prompts.notes.GENRES): prose in
+    which nobody speaks by label and nobody speaks in quotes is a report; a story, a meeting, a chat, a git log
+    keep the meeting's."""
+    if not text or document_kind(text).name != PROSE or is_narrative(text):
+        return "turns"
+    return "report"
 
 
 def count_refusals(refused_by: dict[str, int], names: list[str]) -> None:
@@ -379,7 +394,8 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         if not out.notes:
             out.flags = ["nothing_to_note"]
         return out
-    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language)
+    layout = NotesLayout(ctx.layout.preset, ctx.layout.date, language or ctx.layout.language,
+                         notes_genre(document_text))
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
     chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,

@@ -378,3 +378,35 @@ def test_a_japanese_turns_sentence_is_reworded_without_its_speaker_and_put_under
     assert spoken and all(n["point"].startswith(("知事: ", "和泉なおみ議員: ")) for n in spoken)
     member = [n for n in spoken if "基金" in n["quote"]]
     assert member and all(n["point"].startswith("和泉なおみ議員: ") for n in member)   # not the seat, "百二十七番"
+
+
+def test_a_reports_sentences_are_reworded_with_a_reports_worked_example_and_a_storys_with_the_meetings():
+    """Shown the meeting's example, the 1.5B model named its speakers in an earnings call's notes ("Ben invests in
+    brands"): English prose in which nobody speaks, by label or in quotes, gets a report's example; a story and
+    anything with turns keep the meeting's."""
+    from precis.engine.prompts.notes import REPORT_EXAMPLE_NOTES, REWORD_EXAMPLE_NOTES
+    report, meeting = REPORT_EXAMPLE_NOTES.splitlines()[0], REWORD_EXAMPLE_NOTES.splitlines()[0]
+    call = " ".join(f"Revenue in the Pumps segment was ${n} million in quarter {n % 4 + 1}, up {n % 9 + 2}% as "
+                    f"orders from utilities grew." for n in range(40, 140))
+    story = " ".join(f"\"Hold the rope,\" Mara told Den on day {n}. Den held it while the river rose."
+                     for n in range(60))
+    for text, shown, other in ((call, report, meeting), (story, meeting, report)):
+        rt, _ = generic_notes_run(diligent, text)
+        asked = [c.prompt for c in rt.calls if c.kind in ("reword", "restate")]
+        assert asked and all(shown in p and other not in p for p in asked)
+    rt, _, _, _ = notes_run(diligent, sessions=3)
+    asked = [c.prompt for c in rt.calls if c.kind == "reword"]
+    assert asked and all(meeting in p and report not in p for p in asked)
+
+
+def test_the_report_examples_words_are_held_against_a_reports_rewording_and_not_a_meetings():
+    from precis.engine.prompts.notes import NotesLayout
+    from precis.engine.prompts.presets import load_preset
+    from precis.engine.summary.notes_extraction import rewording_verdict
+    sentence = "Revenue in the Pumps segment was $41 million, up 6% as orders from utilities grew."
+    point = "Pumps revenue rose 6% to $41 million on cordless drills demand in Europe"
+    report = NotesLayout(load_preset("generic"), "2026-12-07", None, "report").example_text()
+    _, leaked = rewording_verdict(point, sentence, sentence, sentence, None, report)
+    assert "example_leak" in leaked.names
+    _, meeting = rewording_verdict(point, sentence, sentence, sentence, None)
+    assert "example_leak" not in meeting.names
