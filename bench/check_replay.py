@@ -54,6 +54,7 @@ def judged(rows: list[dict]) -> tuple[list[dict], int]:
             part = row["sentence"]
         else:
             part = text[row["part"][0]:row["part"][1]]
+        # the meeting's worked example, the one every labelled rewording was asked after (a report's came later)
         _, verdict = rewording_verdict(row["rewording"], row["sentence"], row["quote"], part, row["language"])
         out.append(dict(row, checks=verdict.names))
     return out, partless

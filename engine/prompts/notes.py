@@ -71,7 +71,8 @@ REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
 # call's notes ("Ben invests in brands", refused as example_speaker) and handed the call's figure-laden sentences
 # back. The report's example says a result and a guidance with every figure kept, reordered, without the report's
 # "we". A story keeps the meeting's: with a story's own example (narration told in the present tense, a
-# character's words as "The speaker ...") the development stories' copies refused doubled (docs/quality.md).
+# character's words as "The speaker ...") the development stories' copies refused doubled, and with the
+# meeting's and a character's words added, their fact recall fell (docs/quality.md).
 REPORT_EXAMPLE_SENTENCES = ("[1] Net sales for the quarter were $412 million, up 6% from a year ago, as demand for "
                             "our cordless drills stayed strong in Europe.\n[2] We now expect full-year adjusted "
                             "earnings of $2.10 to $2.25 per share, and we will close our oldest plant by March.")
@@ -108,6 +109,22 @@ REWORD_REMINDER = "Say each one in other words than the sentence, shorter; keep 
 REWORD_REMINDER_JA = "文をそのまま写さず、より短い別の言葉で（体言止めで）書くこと。名前と数字はそのまま残す。"
 
 
+def worked_example(language: str | None, genre: str = "turns") -> tuple[str, str]:
+    """The rewording's worked example, (sentences, notes): the Japanese meeting for Japanese notes, else the one
+    of the document's kind (GENRES)."""
+    if is_japanese(language):
+        return REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA
+    if genre == "report":
+        return REPORT_EXAMPLE_SENTENCES, REPORT_EXAMPLE_NOTES
+    return REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES
+
+
+def example_text(language: str | None, genre: str = "turns") -> str:
+    """The worked example as one text, whose words a rewording may not take where its part lacks them
+    (checks.grounding's example_leak); "" for Japanese, whose leak was not measured."""
+    return "" if is_japanese(language) else "\n".join(worked_example(language, genre))
+
+
 @dataclass(frozen=True)
 class NotesLayout:
     preset: Preset
@@ -116,18 +133,10 @@ class NotesLayout:
     genre: str = "turns"           # GENRES: which worked example an English rewording is asked with
 
     def example(self) -> tuple[str, str]:
-        """The rewording's worked example, (sentences, notes): the Japanese meeting for Japanese notes, else the
-        one of the document's kind."""
-        if is_japanese(self.language):
-            return REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA
-        if self.genre == "report":
-            return REPORT_EXAMPLE_SENTENCES, REPORT_EXAMPLE_NOTES
-        return REWORD_EXAMPLE_SENTENCES, REWORD_EXAMPLE_NOTES
+        return worked_example(self.language, self.genre)
 
     def example_text(self) -> str:
-        """The worked example as one text, whose words a rewording may not take where its part lacks them
-        (checks.grounding's example_leak); "" for Japanese, whose leak was not measured."""
-        return "" if is_japanese(self.language) else "\n".join(self.example())
+        return example_text(self.language, self.genre)
 
     def reword_messages(self, sentences: list[str], again: bool = False) -> list[dict]:
         """Code chose these sentences from a part; the model says what each one states, briefly.
