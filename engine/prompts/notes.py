@@ -79,7 +79,6 @@ REPORT_EXAMPLE_SENTENCES = ("[1] Net sales for the quarter were $412 million, up
 REPORT_EXAMPLE_NOTES = ("[1] Strong European demand for cordless drills lifts quarterly net sales 6% to $412 million\n"
                         "[2] Full-year adjusted earnings guidance is now $2.10 to $2.25 per share; the oldest plant "
                         "shuts by March")
-GENRES = ("turns", "report")     # a transcript, a chat, a story (the meeting's example); a report
 
 # The same exchange in Japanese, for Japanese documents: with the English one, the 1.5B model answered a
 # Japanese project log's commit messages in English; with this one it answers in Japanese, and more
@@ -111,7 +110,8 @@ REWORD_REMINDER_JA = "文をそのまま写さず、より短い別の言葉で�
 
 def worked_example(language: str | None, genre: str = "turns") -> tuple[str, str]:
     """The rewording's worked example, (sentences, notes): the Japanese meeting for Japanese notes, else the one
-    of the document's kind (GENRES)."""
+    of the document's ``genre``: "report" (prose in which nobody speaks), else "turns" (the meeting's: a
+    transcript, a chat, a story)."""
     if is_japanese(language):
         return REWORD_EXAMPLE_SENTENCES_JA, REWORD_EXAMPLE_NOTES_JA
     if genre == "report":
@@ -130,7 +130,7 @@ class NotesLayout:
     preset: Preset
     date: str
     language: str | None = None
-    genre: str = "turns"           # GENRES: which worked example an English rewording is asked with
+    genre: str = "turns"           # which worked example an English rewording is asked with (worked_example)
 
     def example(self) -> tuple[str, str]:
         return worked_example(self.language, self.genre)

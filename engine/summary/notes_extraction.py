@@ -17,7 +17,7 @@ from precis.engine.documents.spoken_text import AFTER_TITLE, speaker_name
 from precis.engine.events import RoundStarted
 from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
 from precis.engine.prompts.layout import is_japanese
-from precis.engine.prompts.notes import REWORD_EXAMPLE, NotesLayout, parse_reworded, restate_grammar, reword_grammar
+from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.form import is_question
@@ -218,16 +218,15 @@ def rewording_verdict(point: str, sentence: str, quote: str, part: str, language
     example it was asked with in view (a word of it the part does not hold is the example's, not the part's;
     ``example``: that example as one text, NotesLayout.example_text; the meeting's when not given)."""
     point = said_plainly(point, sentence)
-    # the English example only: a Japanese rewording's leak was not measured (its example is held aside)
     if example is None:
-        example = "" if is_japanese(language) else REWORD_EXAMPLE
+        example = example_text(language)         # "" for Japanese: its leak was not measured
     claim = replace(rewording_claim(point, sentence, quote, part, language), example=example)
     return point, judge(claim, REWORDING)
 
 
 @functools.lru_cache(maxsize=4)                 # one document per run, asked once a part
 def notes_genre(text: str) -> str:
-    """Which worked example a document's rewordings are asked with (engine.prompts.notes.GENRES): prose in
+    """Which worked example a document's rewordings are asked with (engine.prompts.notes.worked_example): prose in
     which nobody speaks by label and nobody speaks in quotes is a report; a story, a meeting, a chat, a git log
     keep the meeting's."""
     if not text or document_kind(text).name != PROSE or is_narrative(text):
