@@ -88,7 +88,7 @@ class SharedRuntime:
 
 def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_ctx: int, workdir: Path,
                chunk_tokens: int | None, seed: int = 0, notes_after_failures: int | None = None,
-               preset: str = "auto") -> tuple[str, dict]:
+               preset: str = "auto", summary_words: int | None = None) -> tuple[str, dict]:
     from precis.engine.documents.loading import load_document
     from precis.engine.planning.summary_length import summary_chars_for
     from precis.models.session.job import RunReported, run_job
@@ -97,7 +97,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
     source.write_text(doc["text"], encoding="utf-8")
     request = RunRequest(files=[str(source)], model=str(model), n_ctx=n_ctx, strategy=strategy,
                          preset=preset, date="2026-11-30",      # "auto", the default: by the document's kind
-                         max_chunk_tokens=chunk_tokens, seed=seed)
+                         max_chunk_tokens=chunk_tokens, seed=seed, summary_words=summary_words)
     if notes_after_failures is not None:
         request = request.with_changes(notes_after_failures=notes_after_failures)
     started = time.perf_counter()
@@ -180,9 +180,9 @@ def runs_to_do(doc_id: str, strategies: list[str], seeds: list[int], afters: lis
 def resumed(earlier: dict, now: dict) -> dict:
     """``earlier``'s results, to go on with under ``now``'s settings; ValueError when they differ (a
     resumed run's rows must be comparable with the rows it already holds)."""
-    for key in ("model_file", "n_ctx", "chunk_tokens"):
-        if earlier.get(key) != now[key]:
-            raise ValueError(f"it ran with {key} {earlier.get(key)!r}, this one with {now[key]!r}")
+    for key in ("model_file", "n_ctx", "chunk_tokens", "summary_words"):     # summary_words: absent = the plan's
+        if earlier.get(key) != now.get(key):
+            raise ValueError(f"it ran with {key} {earlier.get(key)!r}, this one with {now.get(key)!r}")
     if earlier.get("machine", {}).get("cpus") != now["machine"]["cpus"]:
         raise ValueError(f"it ran on {earlier.get('machine', {}).get('cpus')} cores, this machine has "
                          f"{now['machine']['cpus']}")
@@ -226,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--notes-after-failures", type=int, nargs="+", default=[None], metavar="N",
                    help="rolling and map-reduce: failed parts in a row before the rest go straight to notes "
                         "(default: the product's); several values run each, side by side (\"rolling, notes after 0\")")
+    p.add_argument("--summary-words", type=int, default=None, metavar="N",
+                   help="the notes' and account's summary length in words (default: the plan's, by the document's "
+                        "length); a probe of what a longer or shorter summary gives")
     p.add_argument("--resume", action="store_true",
                    help="go on with the results file of --tag: its finished runs are kept, the rest run")
     p.add_argument("--no-table", action="store_true",
@@ -243,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     tag = args.tag or f"{args.model.replace('/', '_')}-{date.today().isoformat()}"
     out = RESULTS / f"quality-{tag}.json"
     results = {"model": args.model, "model_file": model.name, "n_ctx": args.n_ctx, "chunk_tokens": args.chunk_tokens,
+               **({"summary_words": args.summary_words} if args.summary_words else {}),
                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
                "started": time.strftime("%Y-%m-%d %H:%M"), "runs": []}
     sitting = {"started": results["started"], "commit": _commit()}
@@ -271,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                     summary, stats = run_plain(shared, model, doc, args.n_ctx)
                 else:
                     summary, stats = run_precis(shared, model, doc, strategy, args.n_ctx, Path(tmp), args.chunk_tokens,
-                                                seed, after)
+                                                seed, after, summary_words=args.summary_words)
                     stats["seed"] = seed
                 strategy = label
                 scores = score(summary, doc["text"], doc["reference_texts"], doc["answer_options"],

@@ -41,6 +41,8 @@ def test_a_resumed_run_skips_the_runs_its_results_hold_and_refuses_other_setting
     assert kept["runs"] == earlier["runs"] and kept["sittings"] == [{"started": "2026-12-01 09:00", "commit": None}]
     with pytest.raises(ValueError, match="n_ctx"):
         resumed({**earlier, "n_ctx": 4096}, now)
+    with pytest.raises(ValueError, match="summary_words"):       # a probe at another length is another table
+        resumed({**earlier, "summary_words": 700}, now)
 
 
 def test_the_table_says_when_a_run_was_resumed_and_which_documents_it_split(tmp_path):
