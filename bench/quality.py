@@ -135,7 +135,7 @@ def run_precis(shared: SharedRuntime, model: Path, doc: dict, strategy: str, n_c
                      "reattributed": bool(x.get("reattributed")), "act_restated": bool(x.get("act_restated"))}
                     for x in refused],
         # the length the plan set (engine.planning.summary_length), beside the summary's "chars"
-        "planned_chars": summary_chars_for(report.documents[0]["said_tokens"]),
+        "planned_chars": summary_chars_for(report.documents[0]["said_tokens"], summary_words),
         # each round as run.json has it, without its texts: what each round cost and how its calls stopped
         "round_details": [{k: getattr(r, k) for k in ("kind", "chunk_index", "flags", "attempts", "seconds",
                                                         "call_stops")} for r in report.rounds]}
