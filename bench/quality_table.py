@@ -139,7 +139,9 @@ def write_table(results: dict, path: Path, source_name: str) -> None:
     text = "\n".join([
         "# Summary quality, measured",
         "",
-        f"`make quality` (bench/quality.py) with **{results['model_file']}**, n_ctx {results['n_ctx']:,}, on "
+        f"`make quality` (bench/quality.py) with **{results['model_file']}**, n_ctx {results['n_ctx']:,}, "
+        + (f"the summaries asked for {results['summary_words']} words (--summary-words), "
+           if results.get("summary_words") else "") + "on "
         f"{results['machine']['cpus']} cores, started {results['started']}; raw results with every summary in "
         f"`bench/results/{source_name}`. {how}",
         "",

@@ -60,3 +60,11 @@ def test_the_table_says_when_a_run_was_resumed_and_which_documents_it_split(tmp_
     results["sittings"] = results["sittings"][:1]
     write_table({**results, "runs": results["runs"][:1]}, doc, "quality-a.json")
     assert "All strategies ran in the same invocation" in doc.read_text(encoding="utf-8")
+
+
+def test_a_table_of_summaries_asked_for_another_length_says_so(tmp_path):
+    doc = tmp_path / "quality.md"
+    write_table({**_results(0.25), "summary_words": 700}, doc, "quality-long.json")
+    assert "asked for 700 words (--summary-words)" in doc.read_text(encoding="utf-8")
+    write_table(_results(0.25), doc, "quality-plan.json")
+    assert "--summary-words" not in doc.read_text(encoding="utf-8")
