@@ -63,9 +63,6 @@ REWORD_EXAMPLE_SENTENCES = ("[1] Marketing: I think we should move the launch to
 REWORD_EXAMPLE_NOTES = ("[1] Marketing proposes moving the launch to May because the supplier is late\n"
                         "[2] Ben confirms the price stays at 25 euros, as agreed the week before")
 
-# The exchange as one text, the words a rewording may not take from it (checks.grounding's example_leak)
-REWORD_EXAMPLE = f"{REWORD_EXAMPLE_SENTENCES}\n{REWORD_EXAMPLE_NOTES}"
-
 # English prose in which nobody speaks by label and tells no story (a report, an earnings call) gets a report's
 # example (``NotesLayout.genre``): shown the meeting above, the 1.5B model named its speakers in an earnings
 # call's notes ("Ben invests in brands", refused as example_speaker) and handed the call's figure-laden sentences

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
 from precis.engine.prompts.account import CHAT_EXAMPLE_JA
-from precis.engine.prompts.notes import REWORD_EXAMPLE
+from precis.engine.prompts.notes import example_text
 from precis.engine.summary.checks import (
     ACCOUNT_LINE,
     ACCOUNT_MERGE,
@@ -169,7 +169,7 @@ def _heading_unsupported(claim: Claim) -> str | None:
 def _reworded(point: str, sentence: str) -> Claim:
     """A rewording of ``sentence`` with the notes strategy's worked example in view, as notes_extraction
     judges it."""
-    return replace(_note(point, sentence), example=REWORD_EXAMPLE)
+    return replace(_note(point, sentence), example=example_text(None))
 
 
 EXAMPLE = "The storm had kept the ferry in port for two days. Captain Ilse Varga ordered the crew aboard."
