@@ -21,6 +21,7 @@ BENCHMARKS = {
     "gui_stalls": lambda: __import__("bench.gui_stalls", fromlist=["run"]).run(),
     "plan_large": lambda: __import__("bench.plan_large", fromlist=["run"]).run(),
     "server_batch": lambda: __import__("bench.server_batch", fromlist=["run"]).run(),
+    "grammar_sampling": lambda: __import__("bench.grammar_sampling", fromlist=["run"]).run(),
 }
 RESULTS = Path(__file__).parent / "results" / "latest.json"
 
