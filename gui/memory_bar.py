@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from precis.engine.planning.memory_plan import MIB, SAFE_FRACTION
 
-COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "runtime": "#9d9d9d", "other": "#9d9d9d"}
+COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "saved prompts": "#edc948",
+          "runtime": "#9d9d9d", "other": "#9d9d9d"}
 VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
 
 
@@ -64,7 +65,7 @@ class MemoryBarWidget(QWidget):
         if p is None:
             return []
         return [("weights", p.weights_bytes), ("KV cache", p.kv_bytes), ("compute", p.compute_bytes),
-                ("runtime", p.overhead_bytes + p.output_bytes)]
+                ("saved prompts", p.prompt_states_bytes), ("runtime", p.overhead_bytes + p.output_bytes)]
 
     def describe(self) -> str:
         if self.server_text:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from precis.engine.planning.model_facts import ModelFacts
+from precis.engine.runtime.prompt_states import prompt_states_bytes
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, RuntimeSettings, pad_ctx
 
 MIB = 2**20
@@ -140,6 +141,9 @@ class MemoryPlan:
     overhead_bytes: int
     available_bytes: int
     max_n_ctx: int
+    # earlier prompts' cells, saved in RAM when a call of another kind would discard them (engine.runtime.
+    # prompt_states): at most this many bytes
+    prompt_states_bytes: int = 0
 
     @property
     def kv_bytes(self) -> int:
@@ -147,7 +151,8 @@ class MemoryPlan:
 
     @property
     def total_bytes(self) -> int:
-        return self.weights_bytes + self.kv_bytes + self.compute_bytes + self.output_bytes + self.overhead_bytes
+        return (self.weights_bytes + self.kv_bytes + self.compute_bytes + self.output_bytes + self.overhead_bytes
+                + self.prompt_states_bytes)
 
     @property
     def verdict(self) -> str:
@@ -158,6 +163,7 @@ class MemoryPlan:
         return {
             "weights_bytes": self.weights_bytes, "kv_bytes": self.kv_bytes, "compute_bytes": self.compute_bytes,
             "output_bytes": self.output_bytes, "overhead_bytes": self.overhead_bytes,
+            "prompt_states_bytes": self.prompt_states_bytes,
             "total_bytes": self.total_bytes, "available_bytes": self.available_bytes,
             "verdict": self.verdict, "max_n_ctx": self.max_n_ctx,
             "kv_groups": [{"kind": g.kind, "layers": g.layers, "cells": g.cells, "k_bytes": g.k_bytes,
@@ -177,7 +183,8 @@ def verdict_for(total_bytes: int, available_bytes: int) -> str:
 
 def _total_for(facts: ModelFacts, s: RuntimeSettings) -> int:
     kv = sum(g.total_bytes for g in kv_groups(facts, s))
-    return facts.tensor_bytes + kv + compute_buffer_bytes(facts, s) + 4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES
+    return (facts.tensor_bytes + kv + compute_buffer_bytes(facts, s) + 4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES
+            + prompt_states_bytes(kv))
 
 
 def largest_fitting_n_ctx(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> int:
@@ -195,11 +202,13 @@ def largest_fitting_n_ctx(facts: ModelFacts, s: RuntimeSettings, available_bytes
 
 
 def plan_memory(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> MemoryPlan:
+    groups = tuple(kv_groups(facts, s))
     return MemoryPlan(
-        settings=s, weights_bytes=facts.tensor_bytes, kv_groups=tuple(kv_groups(facts, s)),
+        settings=s, weights_bytes=facts.tensor_bytes, kv_groups=groups,
         compute_bytes=compute_buffer_bytes(facts, s), output_bytes=4 * facts.n_vocab,
         overhead_bytes=RUNTIME_OVERHEAD_BYTES, available_bytes=available_bytes,
-        max_n_ctx=largest_fitting_n_ctx(facts, s, available_bytes))
+        max_n_ctx=largest_fitting_n_ctx(facts, s, available_bytes),
+        prompt_states_bytes=prompt_states_bytes(sum(g.total_bytes for g in groups)))
 
 
 def available_ram_bytes() -> int:

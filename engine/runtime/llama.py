@@ -21,6 +21,7 @@ from precis.engine.runtime.allocation_log import (
     memory_failure,
     parse_allocation,
 )
+from precis.engine.runtime.prompt_states import MIN_GAIN_TOKENS, PromptStates, prompt_states_bytes
 from precis.engine.runtime.protocol import CallStats, CancelToken, SamplingParams
 from precis.engine.runtime.settings import RuntimeSettings, pad_ctx
 
@@ -73,6 +74,13 @@ class LlamaRuntime:
             self._install_abort_callback()
             self._detect_swa()
             llm._init_sampler = self._init_sampler     # Llama.generate builds its sampler through this
+        # Earlier prompts' cells, saved when a call would discard them (engine.runtime.prompt_states). Not for a
+        # reduced sliding-window cache (a state holds only the window's cells) nor a recurrent model (its state
+        # cannot be cut back to a prefix).
+        self.prompt_states: PromptStates | None = None
+        if not getattr(llm, "_vocab_only_precis", False) and not self._swa_reduced \
+                and not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False):
+            self.prompt_states = PromptStates(prompt_states_bytes(round(allocation.kv_mib * 2**20)))
 
     # ----- loading -------------------------------------------------------------------------
     @classmethod
@@ -300,11 +308,62 @@ class LlamaRuntime:
                 f"Prompt of {len(tokens)} tokens plus {reply_tokens} reply tokens exceeds the context of "
                 f"{self.n_ctx} tokens. This is a planning bug; the round was not sent.")
         reusable = self._reusable_prefix(tokens)
+        live = reusable
+        if self.prompt_states is not None:
+            reusable = self._switch_state(tokens, reusable)
         if reusable == 0 and self._llm.n_tokens > 0:
             self._llm.reset()
         self.last_call = CallStats(prompt_tokens=len(tokens), reused_tokens=reusable,
-                                   evaluated_tokens=len(tokens) - reusable)
+                                   evaluated_tokens=len(tokens) - reusable, restored_tokens=max(0, reusable - live))
         return self.last_call
+
+    def _switch_state(self, tokens: list[int], reusable: int) -> int:
+        """The prompt tokens reusable for ``tokens``, once the live cache's cells are saved where this call is of
+        another kind (it shares fewer than ``MIN_GAIN_TOKENS`` with them) and would discard them, and a saved state
+        that shares more with ``tokens`` (by ``MIN_GAIN_TOKENS`` at least) is restored in their place (engine.
+        runtime.prompt_states). A call of the same kind (the next round of a rolling loop, the next sentence asked
+        alone) discards only what the one before it asked in particular: nothing a later prompt starts with."""
+        import numpy as np
+        llm, states = self._llm, self.prompt_states
+        if reusable < MIN_GAIN_TOKENS and llm.n_tokens - reusable >= MIN_GAIN_TOKENS:
+            live = np.array(llm.input_ids[:llm.n_tokens], dtype=np.int32)
+            if not states.holds(live):
+                self._save_state(live)
+        wanted = np.asarray(tokens, dtype=np.int32)
+        best, shared = states.best(wanted)
+        shared = min(shared, len(tokens) - 1)        # the last prompt token is always re-run for its logits
+        if best is None or shared - reusable < MIN_GAIN_TOKENS:
+            return reusable
+        if not self._load_state(best.tokens, best.data):
+            return 0
+        states.used(best, shared - reusable)
+        return shared
+
+    def _save_state(self, live) -> None:
+        llama_cpp = _llama_cpp()
+        ctx = self._llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        if not size or size > self.prompt_states.budget_bytes:
+            return
+        buf = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
+        if written:
+            self.prompt_states.add(live, ctypes.string_at(buf, written))
+
+    def _load_state(self, tokens, data: bytes) -> bool:
+        """The cache set to a saved state's cells and tokens; False (the cache emptied) if llama.cpp refused it."""
+        llama_cpp = _llama_cpp()
+        llm = self._llm
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(llm._ctx.ctx), -1, -1, -1)
+        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
+            llm.reset()
+            self.prompt_states.clear()
+            return False
+        llm.input_ids[:len(tokens)] = tokens
+        llm.n_tokens = len(tokens)
+        llm._requires_eval = True                  # the restored cells came with no logits
+        return True
 
     def _init_sampler(self, **kw):
         """The sampler ``Llama.generate`` samples with: for a grammar-held reply (no mirostat, no logits

@@ -4,14 +4,14 @@ llama-cpp-python samples a grammar-held reply through one llama.cpp sampler chai
 then top-k, typical, top-p, min-p, temperature and the seeded draw (or greedy), each applied to the whole
 vocabulary. The grammar tests every token's text against the grammar's stacks: on Qwen2.5's 151,936 tokens
 that made a grammar-held reply 28% slower to generate here (16.2 tokens/s free, 11.7 held; the notes strategy
-generates every reply under a grammar: docs/memory.md, "Grammar-held sampling").
+generates every reply under a grammar: docs/memory.md, "Sampling a grammar-held reply").
 
 Here the same samplers run in the same order, but the grammar is applied to the ``CANDIDATES`` tokens with the
 highest (penalised) logits, and its answer is used only where it is provably the whole vocabulary's: every token
 outside them has a lower logit than every token inside, so when at least top-k of them pass the grammar (one,
 greedy) those are exactly the tokens top-k would keep of the whole vocabulary, in the same order, and the draw
 from them is the same draw. Otherwise (a position the grammar forces, where few tokens pass) the grammar is
-applied to the whole vocabulary, as before. tests/models/test_grammar_sampling.py holds the replies equal token
+applied to the whole vocabulary, as before. tests/engine/test_grammar_sampling_real.py holds the replies equal token
 for token.
 """
 from __future__ import annotations

@@ -44,6 +44,7 @@ class CallStats:
     prompt_tokens: int = 0
     reused_tokens: int = 0           # prompt tokens served from the KV cache (prefix reuse)
     evaluated_tokens: int = 0        # prompt tokens llama.cpp actually processed
+    restored_tokens: int = 0         # of reused_tokens, those from a saved prompt state (engine.runtime.prompt_states)
     generated_tokens: int = 0
     hit_max_tokens: bool = False
     stopped_by: str = ""             # "eos", "max_tokens", "cancelled", "caller"

@@ -98,6 +98,8 @@ def memory_lines(model_name: str, uses_swa: bool, plan: MemoryPlan) -> list[str]
     for g in plan.kv_groups:
         rows.append(f"  KV {g.kind:<11} {g.total_bytes / MIB:10,.1f} MiB  ({g.layers} layers x {g.cells:,} cells)")
     rows += [f"  compute        {plan.compute_bytes / MIB:10,.1f} MiB",
+             f"  saved prompts  {plan.prompt_states_bytes / MIB:10,.1f} MiB   (at most: earlier prompts' cells, kept "
+             "to skip evaluating them again)",
              f"  runtime        {(plan.overhead_bytes + plan.output_bytes) / MIB:10,.1f} MiB",
              f"  total          {plan.total_bytes / MIB:10,.1f} MiB of {plan.available_bytes / MIB:,.0f} MiB available"
              f"  -> {plan.verdict}",
@@ -119,7 +121,8 @@ def offload_lines(model_name: str, uses_swa: bool, choice) -> list[str]:
     rows += [f"  {pool.name} is {pool.description}" for pool in plan.devices]
     rows += [f"  kept on the CPU: {why}" for why in plan.left_to_cpu]
     for pool in plan.pools:
-        other = f" + runtime {pool.other_bytes / MIB:,.1f}" if pool.other_bytes else ""
+        other = (f" + runtime and saved prompts {pool.other_bytes / MIB:,.1f}" if pool.name == "RAM"
+                 else f" + runtime {pool.other_bytes / MIB:,.1f}") if pool.other_bytes else ""
         held = ""
         if pool.name != "RAM":
             held = f"; {pool.layers} layers" + (" + output" if pool.holds_output else "")
