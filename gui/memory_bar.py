@@ -11,6 +11,9 @@ from precis.engine.planning.memory_plan import MIB, SAFE_FRACTION
 COLORS = {"weights": "#4e79a7", "KV cache": "#f28e2b", "compute": "#b07aa1", "saved prompts": "#edc948",
           "runtime": "#9d9d9d", "other": "#9d9d9d"}
 VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#e6a100", "won't fit": "#c62828"}
+LEGEND_ROW = 18                # pixels: a legend line, and the verdict's under it
+LEGEND_SWATCH = 13             # a part's colour square and the space after it
+LEGEND_GAP = 7                 # between one label and the next square
 
 
 class MemoryBarWidget(QWidget):
@@ -28,9 +31,40 @@ class MemoryBarWidget(QWidget):
         self.plan, self.offload = plan, None
         self.measured = measured
         self.server_text = ""
-        self.setMinimumHeight(62)
+        self._fit_legend()
         self.setToolTip(self.describe())
         self.update()
+
+    def legend_labels(self) -> list[str]:
+        """The single plan's legend, a label per part, the unit on the last."""
+        labels = [f"{name} {size / MIB:,.0f}" for name, size in self.segments()]
+        return labels[:-1] + [labels[-1] + " MiB"] if labels else []
+
+    def legend_layout(self, width: float) -> list[tuple[float, int]]:
+        """(x, row) of each legend label, wrapped at ``width``: in a narrow window (the model column is about
+        390 pixels wide) five parts do not fit on one line, and a label cut off says nothing."""
+        metrics = self.fontMetrics()
+        out, x, row = [], 0.0, 0
+        for label in self.legend_labels():
+            advance = LEGEND_SWATCH + metrics.horizontalAdvance(label) + LEGEND_GAP
+            if x > 0 and x + advance - LEGEND_GAP > width:
+                x, row = 0.0, row + 1
+            out.append((x, row))
+            x += advance
+        return out
+
+    def _legend_rows(self) -> int:
+        return 1 + max((row for _, row in self.legend_layout(self.width())), default=0)
+
+    def _fit_legend(self) -> None:
+        """The height that shows the bar, every legend row and the verdict line."""
+        rows = self._legend_rows() if self.plan is not None else 1
+        self.setMinimumHeight(62 + LEGEND_ROW * (rows - 1))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self.plan is not None and self.offload is None and not self.server_text:
+            self._fit_legend()
 
     def set_offload(self, offload, measured=None) -> None:
         """RAM and each GPU side by side (an OffloadPlan); ``measured``: llama.cpp's allocation after a load."""
@@ -113,7 +147,8 @@ class MemoryBarWidget(QWidget):
         if self.offload is not None:
             self._paint_pools(painter)
             return
-        bar = QRectF(1, 4, self.width() - 2, self.height() - 40)
+        rows = self._legend_rows() if p is not None else 1
+        bar = QRectF(1, 4, self.width() - 2, self.height() - 40 - LEGEND_ROW * (rows - 1))
         painter.setPen(QPen(self.palette().mid().color()))
         painter.drawRect(bar)
         if p is None or p.available_bytes <= 0:
@@ -133,16 +168,14 @@ class MemoryBarWidget(QWidget):
         painter.setPen(QPen(QColor("#555555"), 1, Qt.PenStyle.DashLine))
         painter.drawLine(int(safe_x), int(bar.top()), int(safe_x), int(bar.bottom()))
         # A legend with the numbers: next to gigabytes of free RAM the parts of a small model are slivers.
-        x = 0.0
-        for name, size in self.segments():
-            painter.fillRect(QRectF(x, bar.bottom() + 5, 10, 10), QColor(COLORS[name]))
-            painter.setPen(self.palette().text().color())
-            label = f"{name} {size / MIB:,.0f}"
-            painter.drawText(QRectF(x + 13, bar.bottom() + 1, 140, 18), Qt.AlignmentFlag.AlignLeft, label)
-            x += 20 + painter.fontMetrics().horizontalAdvance(label)
-        painter.drawText(QRectF(x, bar.bottom() + 1, 60, 18), Qt.AlignmentFlag.AlignLeft, "MiB")
+        painter.setPen(self.palette().text().color())
+        for (name, _), label, (x, row) in zip(self.segments(), self.legend_labels(), self.legend_layout(self.width())):
+            top = bar.bottom() + 1 + LEGEND_ROW * row
+            painter.fillRect(QRectF(x, top + 4, 10, 10), QColor(COLORS[name]))
+            painter.drawText(QRectF(x + LEGEND_SWATCH, top, self.width() - x - LEGEND_SWATCH, 18),
+                             Qt.AlignmentFlag.AlignLeft, label)
         painter.setPen(QColor(VERDICT_COLORS.get(p.verdict, "#000000")))
-        painter.drawText(QRectF(0, bar.bottom() + 19, self.width(), 18), Qt.AlignmentFlag.AlignLeft,
+        painter.drawText(QRectF(0, bar.bottom() + 1 + LEGEND_ROW * rows, self.width(), 18), Qt.AlignmentFlag.AlignLeft,
                          f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — "
                          f"{p.verdict}; "
                          f"largest context that fits {p.max_n_ctx:,}")
