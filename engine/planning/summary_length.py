@@ -100,11 +100,16 @@ NOTES_PER_SECTION = 8              # notes under one heading: a heading can stil
 HEADING_READING_CHARS = 50         # one section heading as written, "## " included (measured: 40-65)
 BULLET_MARK_CHARS = 2              # "- "
 MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
+# Generated tokens per sentence chosen, all its asks together (the numbered ask, the second ask of those
+# refused, the ask alone): measured on the tune half's six notes runs with Qwen2.5-Coder-1.5B at fd5c6a7
+# (bench/results/quality-tune-plan-time.json: 26.9-38.2 a sentence, mean 32.7; docs/quality.md, "The plan's
+# time for a notes run"). A note is 14-18 tokens, but a refused answer is mostly the sentence copied (20-33).
+GENERATED_PER_SENTENCE = 33
 KEPT_SHARE = 0.7                   # rewordings that pass their checks; the others are asked once more
 RESTATED_SHARE = 0.2               # sentences refused twice, each then asked alone (measured: 5 of 30 and 5
                                    # of 25 on the development meetings, 9 of 24 on the story, 5 of 13 on the
                                    # earnings call: bench/results/quality-probe-notes7.json)
-RESTATE_PROMPT_TOKENS = 130        # the single ask's rules and worked example, evaluated again in each part
+RESTATE_PROMPT_TOKENS = 130        # the single ask's rules and worked example (sent with each single ask)
 POINT_READING_CHARS = 75           # a reworded note as read (measured: 60-90 on the development set)
 SUBJECT_CHARS = 25                 # a commit subject (measured: 22 on the development project log)
 MERGE_PROMPT_TOKENS = 200          # the compaction call's rules and worked example
@@ -134,6 +139,7 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
                     for t in chunk_tokens)
         return _writing_tokens(document_tokens, notes, summary_words, SUBJECT_CHARS, (0, 0, 0), model_headings)
     sent = evaluated = generated = notes = 0
+    none_alone = 1.0                                     # the chance no part so far asked a sentence alone
     for tokens in chunk_tokens:
         share = total_chars * NOTES_FILL * tokens / all_tokens / POINT_SHARE_PRIOR     # sentence characters
         sentences = max(1, min(MAX_SENTENCES_PER_PART, round(share / SENTENCE_CHARS)))
@@ -141,19 +147,21 @@ def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool
         sent += REWORD_PROMPT_TOKENS + body
         evaluated += body + (REWORD_PROMPT_TOKENS if first else 0)
         first = False
-        generated += TOKENS_PER_REWORDED_NOTE * sentences
         refused = (1 - KEPT_SHARE) * sentences            # the second, greedy call for the refused ones
         retry_body = int(refused * (SENTENCE_CHARS * TOKENS_PER_SENTENCE_CHAR + 8))
         sent += REWORD_PROMPT_TOKENS + retry_body
         evaluated += retry_body
-        generated += int(TOKENS_PER_REWORDED_NOTE * refused)
         alone = RESTATED_SHARE * sentences               # the single asks, one sentence each
         alone_body = int(alone * (SENTENCE_CHARS * TOKENS_PER_SENTENCE_CHAR + 8))
         sent += int(alone * RESTATE_PROMPT_TOKENS) + alone_body
-        # their prefix is evaluated once in a part that has any, and the next part's rewording prefix again
+        # the single ask's prefix is evaluated in the first part that has one; after it, each kind's prefix is
+        # restored from its saved state (engine.runtime.prompt_states), not evaluated again
         any_alone = 1 - (1 - RESTATED_SHARE) ** sentences
-        evaluated += int(any_alone * (RESTATE_PROMPT_TOKENS + REWORD_PROMPT_TOKENS)) + alone_body
-        generated += int(TOKENS_PER_REWORDED_NOTE * alone)
+        evaluated += int(none_alone * any_alone * RESTATE_PROMPT_TOKENS) + alone_body
+        none_alone *= 1 - any_alone
+        # every ask of a sentence together: its note, the answers refused (most of them copies of it, longer than
+        # a note) and asked again
+        generated += GENERATED_PER_SENTENCE * sentences
         questions = int(who_share * sentences * WHO_PROMPT_TOKENS)
         sent += questions
         evaluated += questions
