@@ -60,6 +60,37 @@ def is_member(speaker: str) -> bool:
 _LINE_TIME = re.compile(r"^\[[^\]]*\]\s*")
 
 
+# A transcript whose turns carry the time they were said ("[08:56] Orin: ...") labels every turn so: a line
+# inside a turn that opens like a label is the turn going on, not a speaker (the sample day's "Rollback: with
+# --link, once the new cluster has started, ..." in Orin's turn, shown as "said by Rollback"; the development
+# chat sessions' "What:", "Warning:", "Untracked files:" among their timed "[..] Bash:" turns). A text's labels
+# are timed when at least TIMED_LABELS_MIN of its label lines, and TIMED_LABELS_SHARE of them, carry a time.
+TIMED_LABELS_MIN = 3
+TIMED_LABELS_SHARE = 0.6
+
+
+def labels_are_timed(text: str) -> bool:
+    """Whether ``text``'s speaker labels carry the time of their line (``TIMED_LABELS_MIN``)."""
+    timed = untimed = 0
+    for line in text.split("\n"):
+        label = SPEAKER_PREFIX.match(line)
+        if label:
+            if _LINE_TIME.match(label.group(0).lstrip()):
+                timed += 1
+            else:
+                untimed += 1
+    return timed >= TIMED_LABELS_MIN and timed >= TIMED_LABELS_SHARE * (timed + untimed)
+
+
+def line_label(line: str, timed: bool) -> re.Match | None:
+    """The speaker label ``line`` opens with, or None; in a text whose labels are timed (``labels_are_timed``),
+    only a label with its time."""
+    label = SPEAKER_PREFIX.match(line)
+    if label is not None and timed and not _LINE_TIME.match(label.group(0).lstrip()):
+        return None
+    return label
+
+
 def speaker_name(speaker: str) -> str:
     """A speaker without the time of the line it spoke on: "[08:45] Mika" -> "Mika" (the same person at
     every time)."""
@@ -74,8 +105,9 @@ def turn_speakers(text: str, speaker_at_start: str = "") -> dict[int, str]:
     document: ``TurnIndex``); its first line goes on with that turn whatever it opens with."""
     speakers: dict[int, str] = {}
     speaker, at = speaker_at_start, 0
+    timed = labels_are_timed(text)
     for line in text.split("\n"):                 # offsets as sentences_of finds a line's start: after "\n"
-        label = SPEAKER_PREFIX.match(line)
+        label = line_label(line, timed)
         if label:
             speaker = speaker_of(label.group(0))
         elif (line.startswith(TURN_GOES_ON) or at == 0 or UNINDENTED_PROSE.match(line)) and speaker:
@@ -95,9 +127,10 @@ class TurnIndex:
         self.starts: list[int] = []               # where each run of lines of one speaker starts
         self.speakers: list[str] = []             # its speaker, "" for no one's lines
         going_on = turn_speakers(text)
+        timed = labels_are_timed(text)
         at = 0
         for line in text.split("\n"):
-            label = SPEAKER_PREFIX.match(line)
+            label = line_label(line, timed)
             who = speaker_of(label.group(0)) if label else going_on.get(at, "")
             if line.strip() and (not self.speakers or who != self.speakers[-1]):   # a blank line goes on
                 self.starts.append(at)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, speaker_name, speaker_of
+from precis.engine.documents.spoken_text import labels_are_timed, line_label, speaker_name, speaker_of
 from precis.engine.prompts.account import ROLE_NAMES
 from precis.engine.summary.shown_part import PartsShown
 
@@ -57,8 +57,9 @@ _NOT_PEOPLE = {"皆さん"}
 
 def speakers_of(text: str) -> Counter:
     found: Counter = Counter()
+    timed = labels_are_timed(text)
     for line in text.split("\n"):
-        label = SPEAKER_PREFIX.match(line)
+        label = line_label(line, timed)
         if label:
             found[speaker_name(speaker_of(label.group(0)))] += 1
     return found

@@ -29,6 +29,8 @@ from precis.engine.documents.spoken_text import (
     TURN_JOINER,
     TurnIndex,
     clean_utterance,
+    labels_are_timed,
+    line_label,
     speaker_name,
     speaker_of,
     turn_speakers,
@@ -213,6 +215,7 @@ def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = Fal
     found = []
     short_turns: list[Sentence] = []
     going_on = turn_speakers(text, speaker_at_start)
+    timed = labels_are_timed(text)
     for m in SENTENCE.finditer(text):
         # a list item's "- " is not the sentence's, nor a chat turn's "[assistant] "
         marker = _LIST_MARKER.match(m.group(0)) or TURN_MARKER.match(m.group(0))
@@ -225,9 +228,10 @@ def sentences_of(text: str, prose: ProseSpans | None = None, relaxed: bool = Fal
             continue
         line_start = text.rfind("\n", 0, start) + 1
         line = text[line_start:]
-        label = SPEAKER_PREFIX.match(line)
+        label = line_label(line, timed)
         speaker = speaker_of(label.group(0)) if label else going_on.get(line_start, "")
-        opens_line = not text[line_start:start].strip()
+        # a line that only looks labelled in a timed transcript ("Rollback: ...") keeps its first words
+        opens_line = not text[line_start:start].strip() and (label is not None or not timed)
         body = without_label(sentence, opens_line)
         units = units_of(body)                                       # none for a speaker's label alone
         said = clean_utterance(body)

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import re
 
+from precis.engine.documents.spoken_text import TurnIndex, labels_are_timed
 from precis.engine.runs.outputs import sources_markdown
 from precis.engine.runs.run import RunOptions
+from precis.engine.summary.cast import speakers_of
 from precis.engine.summary.notes_extraction import quote_speaker
 from precis.engine.summary.salience import sentences_of
 from tests.fake_runtime import FakeRuntime, diligent
@@ -71,3 +73,28 @@ def test_a_sources_row_without_a_speaker_reads_as_before():
     rows = sources_markdown("- Marketing says people want a wheel [1]\n- The wheel needs a chip [2]", notes)
     assert rows[2] == "- [1] part 1, line 2 (reworded): “Marketing: The survey says people want a wheel.”"
     assert rows[3] == "- [2] part 2, line 7 (reworded), said by Industrial Designer: “It needs the advanced chip.”"
+
+
+TIMED = """[08:55] Mika: Then the window is Saturday, two hours, and we announce two and a half.
+
+[08:56] Orin: Noted. Decision: pg_upgrade with hard links in the Saturday window.
+Rollback: with hard links, once the new cluster has started, the old cluster cannot be started safely any more.
+
+[08:58] Mika: Snapshot, yes. How big is the snapshot going to be and how long do we keep it?
+
+[09:01] Orin: It grows with the changed blocks only, so a day of writes at most.
+"""
+
+
+def test_in_a_timed_transcript_a_line_that_only_looks_labelled_is_no_speaker():
+    assert labels_are_timed(TIMED) and not labels_are_timed(TIMED.replace("[08:5", "").replace("[09:01] ", ""))
+    rollback = next(s for s in sentences_of(TIMED) if "old cluster" in s.text)
+    assert rollback.speaker == "" and rollback.body().startswith("Rollback: with hard links")
+    assert quote_speaker(rollback) == ""
+    assert set(speakers_of(TIMED)) == {"Mika", "Orin"}
+    assert TurnIndex(TIMED).at(TIMED.index("Rollback")) == ""
+    assert TurnIndex(TIMED).at(TIMED.index("Noted")) == "[08:56] Orin"
+    # without times on its labels, a transcript keeps every "Name:" line as a turn, as before
+    untimed = "\n\n".join(f"{speaker}: {said}" for speaker, said in TURNS)
+    assert not labels_are_timed(untimed)
+    assert {s.speaker for s in sentences_of(untimed)} == {speaker for speaker, _ in TURNS}
