@@ -56,9 +56,18 @@ class MemoryBarWidget(QWidget):
     def _legend_rows(self) -> int:
         return 1 + max((row for _, row in self.legend_layout(self.width())), default=0)
 
+    def verdict_lines(self) -> list[str]:
+        """The total against the RAM, the verdict and the largest context that fits: one line, or two where the
+        widget is too narrow for one (the model column cut "largest context that fits 32,768" after "32,")."""
+        p = self.plan
+        head = f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — {p.verdict}"
+        tail = f"largest context that fits {p.max_n_ctx:,}"
+        one = f"{head}; {tail}"
+        return [one] if self.fontMetrics().horizontalAdvance(one) <= self.width() else [head, tail]
+
     def _fit_legend(self) -> None:
-        """The height that shows the bar, every legend row and the verdict line."""
-        rows = self._legend_rows() if self.plan is not None else 1
+        """The height that shows the bar, every legend row and the verdict's lines."""
+        rows = self._legend_rows() + len(self.verdict_lines()) - 1 if self.plan is not None else 1
         self.setMinimumHeight(62 + LEGEND_ROW * (rows - 1))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -148,7 +157,8 @@ class MemoryBarWidget(QWidget):
             self._paint_pools(painter)
             return
         rows = self._legend_rows() if p is not None else 1
-        bar = QRectF(1, 4, self.width() - 2, self.height() - 40 - LEGEND_ROW * (rows - 1))
+        verdict = self.verdict_lines() if p is not None else []
+        bar = QRectF(1, 4, self.width() - 2, self.height() - 40 - LEGEND_ROW * (rows + max(1, len(verdict)) - 2))
         painter.setPen(QPen(self.palette().mid().color()))
         painter.drawRect(bar)
         if p is None or p.available_bytes <= 0:
@@ -175,10 +185,9 @@ class MemoryBarWidget(QWidget):
             painter.drawText(QRectF(x + LEGEND_SWATCH, top, self.width() - x - LEGEND_SWATCH, 18),
                              Qt.AlignmentFlag.AlignLeft, label)
         painter.setPen(QColor(VERDICT_COLORS.get(p.verdict, "#000000")))
-        painter.drawText(QRectF(0, bar.bottom() + 1 + LEGEND_ROW * rows, self.width(), 18), Qt.AlignmentFlag.AlignLeft,
-                         f"{p.total_bytes / MIB:,.0f} MiB of {p.available_bytes / MIB:,.0f} MiB available — "
-                         f"{p.verdict}; "
-                         f"largest context that fits {p.max_n_ctx:,}")
+        for i, line in enumerate(verdict):
+            painter.drawText(QRectF(0, bar.bottom() + 1 + LEGEND_ROW * (rows + i), self.width(), 18),
+                             Qt.AlignmentFlag.AlignLeft, line)
 
     def _paint_pools(self, painter: QPainter) -> None:
         """One bar per pool, side by side, each scaled to its own free memory, its verdict under it; one legend.

@@ -23,6 +23,7 @@ def test_every_part_of_the_plan_has_a_legend_label(qtbot, smollm2_path):
     assert [label.split(" ")[0] for label in labels] == ["weights", "KV", "compute", "saved", "runtime"]
     assert labels[3].startswith("saved prompts ") and labels[-1].endswith(" MiB")
     assert {row for _, row in bar.legend_layout(bar.width())} == {0}          # one line where it fits
+    assert len(bar.verdict_lines()) == 1
 
 
 def test_a_narrow_bar_wraps_its_legend_and_grows_to_show_it(qtbot, smollm2_path):
@@ -33,5 +34,8 @@ def test_a_narrow_bar_wraps_its_legend_and_grows_to_show_it(qtbot, smollm2_path)
         assert x + 13 + metrics.horizontalAdvance(label) <= bar.width()      # no label cut off
     rows = 1 + max(row for _, row in layout)
     assert rows >= 2
-    qtbot.waitUntil(lambda: bar.height() >= 62 + 18 * (rows - 1))
+    verdict = bar.verdict_lines()                         # too long for one line at this width: two
+    assert len(verdict) == 2 and verdict[1].startswith("largest context that fits ")
+    assert all(metrics.horizontalAdvance(line) <= bar.width() for line in verdict)
+    qtbot.waitUntil(lambda: bar.height() >= 62 + 18 * (rows + len(verdict) - 2))
     assert bar.grab().width() == bar.width()            # it paints at that size without error
