@@ -181,10 +181,19 @@ def verdict_for(total_bytes: int, available_bytes: int) -> str:
     return "won't fit"
 
 
+def saved_states_bytes(facts: ModelFacts, s: RuntimeSettings, kv_bytes: int) -> int:
+    """The most the runtime's saved prompt states hold for this load (engine.runtime.prompt_states): none where
+    it keeps none, a reduced sliding-window cache (as engine.runtime.llama decides it) or a recurrent model."""
+    reduced_window = facts.uses_swa and not s.swa_full and facts.sliding_window + s.n_ubatch < pad_ctx(s.n_ctx)
+    if reduced_window or (facts.recurrent_layers and any(facts.recurrent_layers)):
+        return 0
+    return prompt_states_bytes(kv_bytes)
+
+
 def _total_for(facts: ModelFacts, s: RuntimeSettings) -> int:
     kv = sum(g.total_bytes for g in kv_groups(facts, s))
     return (facts.tensor_bytes + kv + compute_buffer_bytes(facts, s) + 4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES
-            + prompt_states_bytes(kv))
+            + saved_states_bytes(facts, s, kv))
 
 
 def largest_fitting_n_ctx(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> int:
@@ -208,7 +217,7 @@ def plan_memory(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> 
         compute_bytes=compute_buffer_bytes(facts, s), output_bytes=4 * facts.n_vocab,
         overhead_bytes=RUNTIME_OVERHEAD_BYTES, available_bytes=available_bytes,
         max_n_ctx=largest_fitting_n_ctx(facts, s, available_bytes),
-        prompt_states_bytes=prompt_states_bytes(sum(g.total_bytes for g in groups)))
+        prompt_states_bytes=saved_states_bytes(facts, s, sum(g.total_bytes for g in groups)))
 
 
 def available_ram_bytes() -> int:

@@ -46,11 +46,11 @@ from precis.engine.planning.memory_plan import (
     compute_buffer_bytes,
     compute_peaks,
     layer_kv,
+    saved_states_bytes,
     swa_cells,
 )
 from precis.engine.planning.model_facts import ModelFacts, TensorTable, WeightTensor
 from precis.engine.runtime.devices import Device
-from precis.engine.runtime.prompt_states import prompt_states_bytes
 from precis.engine.runtime.settings import RuntimeSettings, pad_ctx
 
 HOST = "RAM"
@@ -394,17 +394,18 @@ def plan_offload(facts: ModelFacts, table: TensorTable | None, s: RuntimeSetting
         pools.append(pool)
     # the CPU's compute buffer holds the graph's inputs, and the largest stage left to it
     ram = PoolPlan(HOST, "system memory", ram_weights, ram_kv, host_compute_bytes(facts, s) + max(host_stages),
-                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(kv) + unified, available_ram_bytes,
+                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv) + unified,
+                   available_ram_bytes,
                    int((1 - SAFE_FRACTION) * available_ram_bytes), len(host_layers), output_dev == -1)
     return OffloadPlan(s, n_layer, (ram, *pools),
                        _mapped_span(table, n_layer, placement, output_dev, frozenset(spilled_names)),
                        table is not None and bool(table.tensors), tuple(left))
 
 
-def _states_bytes(kv: list[tuple[int, int]]) -> int:
+def _states_bytes(facts: ModelFacts, s: RuntimeSettings, kv: list[tuple[int, int]]) -> int:
     """The saved prompt states' bound (engine.runtime.prompt_states): copies of the cache's cells in RAM, wherever
     the layers' cells are."""
-    return prompt_states_bytes(sum(k + v for k, v in kv))
+    return saved_states_bytes(facts, s, sum(k + v for k, v in kv))
 
 
 def _mib(nbytes: int) -> str:
@@ -416,7 +417,7 @@ def _cpu_only(facts: ModelFacts, s: RuntimeSettings, w: _Weights, kv, available_
     """No offload device: everything in RAM, exactly as the CPU memory plan."""
     ram = PoolPlan(HOST, "system memory", w.input_bytes + sum(w.per_layer) + w.output_bytes + w.shared_bytes,
                    sum(k + v for k, v in kv), compute_buffer_bytes(facts, s),
-                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(kv), available_ram_bytes,
+                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv), available_ram_bytes,
                    int((1 - SAFE_FRACTION) * available_ram_bytes), facts.n_layer, True)
     return OffloadPlan(s, facts.n_layer, (ram,), _mapped_span(table, facts.n_layer, [-1] * facts.n_layer, -1),
                        table is not None and bool(table.tensors))

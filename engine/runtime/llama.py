@@ -370,8 +370,12 @@ class LlamaRuntime:
         processor), one that checks the grammar on the likeliest tokens first; else llama-cpp-python's own."""
         from precis.engine.runtime.llama_sampling import CandidatesFirstSampler
         llm = self._llm
+        temp = kw.get("temp", 0.8)
+        # exact only where top-k (or greedy) bounds what the later samplers see: not for a draw from every token
+        # (temperature below 0, top-k off) nor for typical sampling, which weighs the whole distribution
+        bounded = temp == 0.0 or (temp > 0.0 and kw.get("top_k", 40) > 0 and kw.get("typical_p", 1.0) >= 1.0)
         if (not self.candidates_first or kw.get("grammar") is None or kw.get("mirostat_mode")
-                or kw.get("logits_processor") is not None):
+                or kw.get("logits_processor") is not None or not bounded):
             self.last_sampler = type(llm)._init_sampler(llm, **kw)
         else:
             self.last_sampler = CandidatesFirstSampler(llm, **kw)

@@ -58,3 +58,19 @@ def test_a_reply_without_grammar_keeps_the_stock_sampler(runtime):
     runtime.candidates_first = True
     "".join(runtime.stream(prompt, SamplingParams(max_tokens=8)))
     assert not isinstance(runtime.last_sampler, CandidatesFirstSampler)
+
+
+def test_only_a_draw_bounded_by_top_k_or_greedy_takes_the_candidates_first(runtime):
+    """Where the samplers after the grammar weigh every token (a draw from all of them, top-k off, typical
+    sampling), the candidates' answer would not be the vocabulary's: llama-cpp-python's own chain samples."""
+    from llama_cpp import LlamaGrammar
+    grammar = LlamaGrammar.from_string(restate_grammar(), verbose=False)
+    common = dict(top_p=0.95, min_p=0.05, repeat_penalty=1.1, frequency_penalty=0.0, presence_penalty=0.0,
+                  tfs_z=1.0, mirostat_mode=0, mirostat_tau=5.0, mirostat_eta=0.1, penalize_nl=True,
+                  logits_processor=None, grammar=grammar)
+    runtime.candidates_first = True
+    assert isinstance(runtime._init_sampler(top_k=40, typical_p=1.0, temp=0.2, **common), CandidatesFirstSampler)
+    assert isinstance(runtime._init_sampler(top_k=40, typical_p=1.0, temp=0.0, **common), CandidatesFirstSampler)
+    for odd in (dict(top_k=40, typical_p=1.0, temp=-1.0), dict(top_k=0, typical_p=1.0, temp=0.2),
+                dict(top_k=40, typical_p=0.9, temp=0.2)):
+        assert not isinstance(runtime._init_sampler(**odd, **common), CandidatesFirstSampler)

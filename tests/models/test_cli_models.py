@@ -27,7 +27,10 @@ def test_plan_json_has_the_documented_keys(capsys, gemma3_path):
     assert out["type_k"] == out["type_v"] == "q8_0" and out["flash_attn"] is True and out["swa_full"] is False
     assert out["total_bytes"] == (out["weights_bytes"] + out["kv_bytes"] + out["compute_bytes"]
                                   + out["output_bytes"] + out["overhead_bytes"] + out["prompt_states_bytes"])
-    assert 0 < out["prompt_states_bytes"] <= out["kv_bytes"] // 2
+    assert out["prompt_states_bytes"] == 0        # a reduced sliding-window cache: the runtime saves no states
+    assert main(["plan", "--model", str(gemma3_path), "--n-ctx", "8192", "--swa-full", "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert 0 < full["prompt_states_bytes"] <= full["kv_bytes"] // 2
     assert out["verdict"] in ("fits", "tight", "won't fit") and out["max_n_ctx"] % 256 == 0
     assert [g["kind"] for g in out["kv_groups"]] == ["standard", "swa"]
 
