@@ -7,8 +7,8 @@ that made a grammar-held reply 28% slower to generate here (16.2 tokens/s free, 
 generates every reply under a grammar: docs/memory.md, "Sampling a grammar-held reply").
 
 Here the same samplers run in the same order, but the grammar is applied to the ``CANDIDATES`` tokens with the
-highest (penalised) logits, and its answer is used only where it is provably the whole vocabulary's: every token
-outside them has a lower logit than every token inside, so when at least top-k of them pass the grammar (one,
+highest (penalised) logits, and its answer is used only where it is provably the whole vocabulary's: no token
+outside them has a higher logit than a token inside, so when at least top-k of them pass the grammar (one,
 greedy) those are exactly the tokens top-k would keep of the whole vocabulary, in the same order, and the draw
 from them is the same draw. Otherwise (a position the grammar forces, where few tokens pass) the grammar is
 applied to the whole vocabulary, as before. tests/engine/test_grammar_sampling_real.py holds the replies equal token
