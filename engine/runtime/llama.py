@@ -347,16 +347,16 @@ class LlamaRuntime:
             return
         buf = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
-        if written:
-            self.prompt_states.add(live, ctypes.string_at(buf, written))
+        if written:       # kept as llama.cpp wrote it: no second copy of tens of megabytes
+            data = buf if written == size else (ctypes.c_uint8 * written).from_buffer_copy(memoryview(buf)[:written])
+            self.prompt_states.add(live, data)
 
-    def _load_state(self, tokens, data: bytes) -> bool:
+    def _load_state(self, tokens, data) -> bool:
         """The cache set to a saved state's cells and tokens; False (the cache emptied) if llama.cpp refused it."""
         llama_cpp = _llama_cpp()
         llm = self._llm
         llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(llm._ctx.ctx), -1, -1, -1)
-        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
+        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, data, len(data), 0):
             llm.reset()
             self.prompt_states.clear()
             return False

@@ -7,11 +7,11 @@ refused twice asked alone under the restating rules, then the next part's number
 story's "who is he" question or a report's "whom does we stand for"). Each switch threw away the other prompt's
 rules and worked example and evaluated them again, hundreds of tokens at the 1.5B model's prompt speed
 (docs/memory.md, "Saved prompt states"). Here the cache's content is saved (its one sequence's cells, as llama.cpp
-writes them) at the moment a call would discard it, and a later prompt that shares more with a saved state than
-with the live cache starts from that state.
+writes them) at the moment a call of another kind would discard it, and a later prompt that shares more with a
+saved state than with the live cache starts from that state.
 
-Bounded in bytes (the memory plan counts the bound: engine.planning.memory_plan, ``prompt_states_bytes``); the
-least recently used state goes first. Pure: the runtime hands in the tokens and the bytes.
+Bounded in bytes (the memory plan counts the bound: engine.planning.memory_plan, ``saved_states_bytes``); the
+least recently used state goes first. Pure: the runtime hands in the tokens and the bytes (any buffer).
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
 @dataclass(eq=False)          # a state is itself: its arrays are not compared (list.remove finds it by identity)
 class SavedState:
     tokens: np.ndarray          # the tokens whose cells the state holds, position 0 onwards
-    data: bytes                 # llama_state_seq_get_data's bytes for those cells
+    data: bytes | bytearray | memoryview | object   # llama_state_seq_get_data's bytes for those cells (a buffer)
 
     @property
     def n_bytes(self) -> int:
@@ -86,7 +86,7 @@ class PromptStates:
         return any(len(s.tokens) >= len(tokens) and common_prefix(s.tokens, tokens) == len(tokens)
                    for s in self._states)
 
-    def add(self, tokens: np.ndarray, data: bytes) -> bool:
+    def add(self, tokens: np.ndarray, data) -> bool:
         """Keep a state; False when it alone is over the budget. A saved state that is a prefix of the new one
         goes: the new one serves every prompt it served."""
         if len(data) > self.budget_bytes or len(tokens) == 0:
