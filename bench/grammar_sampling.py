@@ -4,8 +4,8 @@ sampler chain, side by side in one process (engine.runtime.llama_sampling).
 The notes strategy (the default) asks for every reply under a grammar. The same notes run (the sample document's
 first 9,000 characters, n_ctx 2048, the bundled SmolLM2 unless a model is given) is made four times, in the order
 stock, candidates first, candidates first, stock; the summaries must be the same text every time (the sampled
-tokens are), and the ratio of the medians of the wall times is the gain. Also counted: the tokens sampled, and of
-those how many the grammar checked on the candidates alone.
+tokens are), and the ratio of the medians of the wall times is the gain. Also counted: the tokens sampled, of those how
+many the grammar checked on the candidates alone, and the replies' generation speed (tokens/s) in each mode.
 Usage: python -m bench.grammar_sampling [MODEL.gguf] [--chars N] [--n-ctx N]
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from bench.rolling_overhead import RecordingRuntime
 from precis.engine.planning.run_plan import build_plan
 from precis.engine.prompts.layout import RoundLayout
 from precis.engine.prompts.presets import load_preset
@@ -32,21 +33,20 @@ N_CTX = 2048
 DOCUMENT_CHARS = 9000
 
 
-class CountingRuntime:
-    """Delegates to the real runtime; counts the tokens each call sampled and how the grammar checked them."""
+class CountingRuntime(RecordingRuntime):
+    """rolling_overhead's recording runtime, also counting how the grammar checked each sampled token and how
+    long the replies took to generate."""
 
     def __init__(self, runtime: LlamaRuntime) -> None:
-        self._rt = runtime
-        self.generated = self.on_candidates = self.on_vocabulary = 0
-
-    def __getattr__(self, name):
-        return getattr(self._rt, name)
+        super().__init__(runtime)
+        self.on_candidates = self.on_vocabulary = 0
+        self.generate_seconds = 0.0
 
     def stream(self, prompt, params, cancel=None):
         try:
-            yield from self._rt.stream(prompt, params, cancel)
+            yield from super().stream(prompt, params, cancel)
         finally:
-            self.generated += self._rt.last_call.generated_tokens
+            self.generate_seconds += self._rt.last_call.generate_seconds
             sampler = self._rt.last_sampler
             if isinstance(sampler, CandidatesFirstSampler):
                 self.on_candidates += sampler.candidate_checks
@@ -63,9 +63,11 @@ def notes_run(rt: LlamaRuntime, text: str, n_ctx: int, candidates_first: bool) -
     state = new_state(plan, rt.path, {"n_ctx": n_ctx}, options, ["day.txt"])
     for _ in run_summary(counting, plan, state, options):
         pass
+    generated = sum(tokens for _, tokens in counting.calls)
     return {"seconds": time.perf_counter() - started, "summary": state.summaries["day.txt"],
-            "generated_tokens": counting.generated, "grammar_on_candidates": counting.on_candidates,
-            "grammar_on_vocabulary": counting.on_vocabulary}
+            "generated_tokens": generated,
+            "generate_tokens_per_second": generated / max(counting.generate_seconds, 1e-6),
+            "grammar_on_candidates": counting.on_candidates, "grammar_on_vocabulary": counting.on_vocabulary}
 
 
 def run(model: Path | None = None, chars: int = DOCUMENT_CHARS, n_ctx: int = N_CTX) -> dict:
@@ -91,6 +93,10 @@ def run(model: Path | None = None, chars: int = DOCUMENT_CHARS, n_ctx: int = N_C
             "summary_chars": len(fast["summary"]), "generated_tokens": fast["generated_tokens"],
             "grammar_on_candidates": fast["grammar_on_candidates"],
             "grammar_on_vocabulary": fast["grammar_on_vocabulary"],
+            "stock_generate_tokens_per_second": round(statistics.median(
+                r["generate_tokens_per_second"] for r in runs[False]), 1),
+            "candidates_first_generate_tokens_per_second": round(statistics.median(
+                r["generate_tokens_per_second"] for r in runs[True]), 1),
             "stock_seconds": round(stock_s, 2), "candidates_first_seconds": round(fast_s, 2),
             "time_ratio": round(fast_s / stock_s, 3)}
 

@@ -3,8 +3,8 @@
 llama-cpp-python samples a grammar-held reply through one llama.cpp sampler chain: repeat penalty, the grammar,
 then top-k, typical, top-p, min-p, temperature and the seeded draw (or greedy), each applied to the whole
 vocabulary. The grammar tests every token's text against the grammar's stacks: on Qwen2.5's 151,936 tokens
-that made a grammar-held reply 28% slower to generate here (16.2 tokens/s free, 11.7 held; the notes strategy
-generates every reply under a grammar: docs/memory.md, "Sampling a grammar-held reply").
+the notes strategy's grammar-held replies generated at 11.1 tokens/s here, 15.8 sampled as below
+(bench/grammar_sampling.py; docs/memory.md, "Sampling a grammar-held reply").
 
 Here the same samplers run in the same order, but the grammar is applied to the ``CANDIDATES`` tokens with the
 highest (penalised) logits, and its answer is used only where it is provably the whole vocabulary's: no token
