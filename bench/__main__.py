@@ -22,6 +22,7 @@ BENCHMARKS = {
     "plan_large": lambda: __import__("bench.plan_large", fromlist=["run"]).run(),
     "server_batch": lambda: __import__("bench.server_batch", fromlist=["run"]).run(),
     "grammar_sampling": lambda: __import__("bench.grammar_sampling", fromlist=["run"]).run(),
+    "prompt_lookup": lambda: __import__("bench.prompt_lookup", fromlist=["run"]).run(),
 }
 RESULTS = Path(__file__).parent / "results" / "latest.json"
 

@@ -21,6 +21,7 @@ from precis.engine.runtime.allocation_log import (
     memory_failure,
     parse_allocation,
 )
+from precis.engine.runtime.prompt_lookup import DRAFT_TOKENS, PromptLookup
 from precis.engine.runtime.prompt_states import MIN_GAIN_TOKENS, PromptStates, prompt_states_bytes
 from precis.engine.runtime.protocol import CallStats, CancelToken, SamplingParams
 from precis.engine.runtime.settings import RuntimeSettings, pad_ctx
@@ -70,10 +71,16 @@ class LlamaRuntime:
         # the same tokens, sampled faster. False: llama-cpp-python's own chain (a test compares the two).
         self.candidates_first = True
         self.last_sampler = None
+        # A reply's next tokens guessed from the prompt and checked in one batch (engine.runtime.prompt_lookup):
+        # the same reply, sooner. False: one token at a time (a test compares the two).
+        self.prompt_lookup = True
+        self.last_draft: PromptLookup | None = None
+        self._drafting = False
         if not getattr(llm, "_vocab_only_precis", False):
             self._install_abort_callback()
             self._detect_swa()
             llm._init_sampler = self._init_sampler     # Llama.generate builds its sampler through this
+            llm.eval = self._eval                      # ... and evaluates through this (a batch of guesses)
         # Earlier prompts' cells, saved when a call would discard them (engine.runtime.prompt_states). Not for a
         # reduced sliding-window cache (a state holds only the window's cells) nor a recurrent model (its state
         # cannot be cut back to a prefix).
@@ -216,6 +223,9 @@ class LlamaRuntime:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         started = time.perf_counter()
         first_token_at = None
+        self.last_draft = PromptLookup() if self.prompt_lookup and self._drafts_fit() else None
+        llm.draft_model = self.last_draft
+        self._drafting = self.last_draft is not None
         gen = llm.generate(tokens, top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
                            temp=params.temperature, repeat_penalty=params.repeat_penalty,
                            grammar=self._grammar(params.grammar))
@@ -252,6 +262,8 @@ class LlamaRuntime:
         finally:
             gen.close()
             self._cancel = None
+            self._drafting = False
+            llm.draft_model = None
             end = time.perf_counter()
             stats.prompt_seconds = (first_token_at or end) - started
             stats.generate_seconds = end - (first_token_at or end)
@@ -364,6 +376,32 @@ class LlamaRuntime:
         llm.n_tokens = len(tokens)
         llm._requires_eval = True                  # the restored cells came with no logits
         return True
+
+    def _drafts_fit(self) -> bool:
+        """Guesses are checked where the cache can be cut back to any position (not a recurrent model's state)
+        and llama.cpp keeps an output row for each token of a batch of guesses."""
+        llm = self._llm
+        return not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False) \
+            and llm.n_batch > DRAFT_TOKENS
+
+    def _eval(self, tokens: Sequence[int]) -> None:
+        """``Llama.eval`` without its copy of the logits (``logits_all`` is off): while a reply is drafted, every
+        position of a batch of guesses (the token just sampled and at most DRAFT_TOKENS after it) keeps its
+        logits in llama.cpp's output rows, where the sampler reads them by their offset from the batch's end
+        (engine.runtime.prompt_lookup); a prompt's batches keep only their last position's, as before."""
+        llm = self._llm
+        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+        every = self._drafting and 1 < len(tokens) <= DRAFT_TOKENS + 1
+        for i in range(0, len(tokens), llm.n_batch):
+            batch = tokens[i:min(len(tokens), i + llm.n_batch)]
+            n_past = llm.n_tokens
+            llm._batch.set_batch(batch=batch, n_past=n_past, logits_all=every)
+            llm._ctx.decode(llm._batch)
+            llm.input_ids[n_past:n_past + len(batch)] = batch
+            llm.n_tokens += len(batch)
+            llm._requires_eval = False
+            if self._drafting and n_past >= self.last_call.prompt_tokens:
+                self.last_call.decode_steps += 1          # a reply's step, not its prompt's
 
     def _init_sampler(self, **kw):
         """The sampler ``Llama.generate`` samples with: for a grammar-held reply (no mirostat, no logits

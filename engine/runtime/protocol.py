@@ -46,6 +46,7 @@ class CallStats:
     evaluated_tokens: int = 0        # prompt tokens llama.cpp actually processed
     restored_tokens: int = 0         # of reused_tokens, those from a saved prompt state (engine.runtime.prompt_states)
     generated_tokens: int = 0
+    decode_steps: int = 0            # evaluations of a drafted reply (fewer than its tokens where guesses held)
     hit_max_tokens: bool = False
     stopped_by: str = ""             # "eos", "max_tokens", "cancelled", "caller"
     prompt_seconds: float = 0.0
