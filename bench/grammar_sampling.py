@@ -3,9 +3,10 @@ sampler chain, side by side in one process (engine.runtime.llama_sampling).
 
 The notes strategy (the default) asks for every reply under a grammar. The same notes run (the sample document's
 first 9,000 characters, n_ctx 2048, the bundled SmolLM2 unless a model is given) is made four times, in the order
-stock, candidates first, candidates first, stock; the summaries must be the same text every time (the sampled
-tokens are), and the ratio of the medians of the wall times is the gain. Also counted: the tokens sampled, of those how
-many the grammar checked on the candidates alone, and the replies' generation speed (tokens/s) in each mode.
+stock, candidates first, candidates first, stock, each generating one token at a time (drafting from the prompt
+is bench/prompt_lookup.py's); the summaries must be the same text every time (the sampled tokens are), and the
+ratio of the medians of the wall times is the gain. Also counted: the tokens sampled, of those how many the
+grammar checked on the candidates alone, and the replies' generation speed (tokens/s) in each mode.
 Usage: python -m bench.grammar_sampling [MODEL.gguf] [--chars N] [--n-ctx N]
 """
 from __future__ import annotations
@@ -55,6 +56,7 @@ class CountingRuntime(RecordingRuntime):
 
 def notes_run(rt: LlamaRuntime, text: str, n_ctx: int, candidates_first: bool) -> dict:
     rt.candidates_first = candidates_first
+    rt.prompt_lookup = False          # one switch measured at a time: drafting's is bench/prompt_lookup.py
     counting = CountingRuntime(rt)
     started = time.perf_counter()
     layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")

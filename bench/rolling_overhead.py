@@ -53,6 +53,9 @@ class RecordingRuntime:
 def precis_run(model: Path, text: str, out_dir: Path):
     started = time.perf_counter()
     with LlamaRuntime.load(model, RuntimeSettings(n_ctx=N_CTX)) as real:
+        # one token at a time, as plain llama-cpp-python generates below: the ratio is Precis's overhead, not
+        # its drafting's gain (bench/prompt_lookup.py)
+        real.prompt_lookup = False
         rt = RecordingRuntime(real)
         layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
         plan = build_plan(rt, layout, N_CTX, [("day.txt", text, ())])

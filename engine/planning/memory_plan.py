@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from precis.engine.planning.model_facts import ModelFacts
+from precis.engine.runtime.prompt_lookup import DRAFT_TOKENS
 from precis.engine.runtime.prompt_states import prompt_states_bytes
 from precis.engine.runtime.settings import CTX_PAD_TOKENS, RuntimeSettings, pad_ctx
 
@@ -192,8 +193,8 @@ def saved_states_bytes(facts: ModelFacts, s: RuntimeSettings, kv_bytes: int) -> 
 
 def _total_for(facts: ModelFacts, s: RuntimeSettings) -> int:
     kv = sum(g.total_bytes for g in kv_groups(facts, s))
-    return (facts.tensor_bytes + kv + compute_buffer_bytes(facts, s) + 4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES
-            + saved_states_bytes(facts, s, kv))
+    return (facts.tensor_bytes + kv + compute_buffer_bytes(facts, s) + output_buffer_bytes(facts)
+            + RUNTIME_OVERHEAD_BYTES + saved_states_bytes(facts, s, kv))
 
 
 def largest_fitting_n_ctx(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> int:
@@ -210,11 +211,18 @@ def largest_fitting_n_ctx(facts: ModelFacts, s: RuntimeSettings, available_bytes
     return best
 
 
+def output_buffer_bytes(facts: ModelFacts) -> int:
+    """llama.cpp's output buffer: a row of logits for each position a batch asks them of. A reply's batch of
+    guesses asks them of the token sampled and every guess (engine.runtime.prompt_lookup); a prompt's batch, of
+    its last position only."""
+    return 4 * facts.n_vocab * (1 + DRAFT_TOKENS)
+
+
 def plan_memory(facts: ModelFacts, s: RuntimeSettings, available_bytes: int) -> MemoryPlan:
     groups = tuple(kv_groups(facts, s))
     return MemoryPlan(
         settings=s, weights_bytes=facts.tensor_bytes, kv_groups=groups,
-        compute_bytes=compute_buffer_bytes(facts, s), output_bytes=4 * facts.n_vocab,
+        compute_bytes=compute_buffer_bytes(facts, s), output_bytes=output_buffer_bytes(facts),
         overhead_bytes=RUNTIME_OVERHEAD_BYTES, available_bytes=available_bytes,
         max_n_ctx=largest_fitting_n_ctx(facts, s, available_bytes),
         prompt_states_bytes=saved_states_bytes(facts, s, sum(g.total_bytes for g in groups)))

@@ -46,6 +46,7 @@ from precis.engine.planning.memory_plan import (
     compute_buffer_bytes,
     compute_peaks,
     layer_kv,
+    output_buffer_bytes,
     saved_states_bytes,
     swa_cells,
 )
@@ -394,7 +395,7 @@ def plan_offload(facts: ModelFacts, table: TensorTable | None, s: RuntimeSetting
         pools.append(pool)
     # the CPU's compute buffer holds the graph's inputs, and the largest stage left to it
     ram = PoolPlan(HOST, "system memory", ram_weights, ram_kv, host_compute_bytes(facts, s) + max(host_stages),
-                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv) + unified,
+                   output_buffer_bytes(facts) + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv) + unified,
                    available_ram_bytes,
                    int((1 - SAFE_FRACTION) * available_ram_bytes), len(host_layers), output_dev == -1)
     return OffloadPlan(s, n_layer, (ram, *pools),
@@ -417,8 +418,8 @@ def _cpu_only(facts: ModelFacts, s: RuntimeSettings, w: _Weights, kv, available_
     """No offload device: everything in RAM, exactly as the CPU memory plan."""
     ram = PoolPlan(HOST, "system memory", w.input_bytes + sum(w.per_layer) + w.output_bytes + w.shared_bytes,
                    sum(k + v for k, v in kv), compute_buffer_bytes(facts, s),
-                   4 * facts.n_vocab + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv), available_ram_bytes,
-                   int((1 - SAFE_FRACTION) * available_ram_bytes), facts.n_layer, True)
+                   output_buffer_bytes(facts) + RUNTIME_OVERHEAD_BYTES + _states_bytes(facts, s, kv),
+                   available_ram_bytes, int((1 - SAFE_FRACTION) * available_ram_bytes), facts.n_layer, True)
     return OffloadPlan(s, facts.n_layer, (ram,), _mapped_span(table, facts.n_layer, [-1] * facts.n_layer, -1),
                        table is not None and bool(table.tensors))
 

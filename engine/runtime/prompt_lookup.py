@@ -2,14 +2,16 @@
 
 A reply that repeats its prompt's words (a rewording that keeps most of its sentence, a refine loop's summary
 carried into the next round, a refused answer that hands the sentence back) is generated one token at a time,
-and on a CPU one token costs about as much memory traffic as several evaluated together. Where the reply's
+and one token costs about as much memory traffic as several evaluated together. Where the reply's
 last ``NGRAM_TOKENS`` (or, failing that, ``MIN_NGRAM_TOKENS``) tokens were seen earlier in the context, the
 ``DRAFT_TOKENS`` that followed them there are guessed as the next ones (``PromptLookup``), evaluated with the
 token just sampled in one batch, and each position is then sampled as it would have been: the guess stands
 while it is what the sampler draws, and the first token drawn otherwise is the reply's next token (llama-cpp-
-python's ``Llama.generate`` does this for a ``draft_model``). The sampler sees the same logits in the same order
+python's ``Llama.generate`` does this for a ``draft_model``). The sampler draws from each position's own logits
 and accepts the same tokens, so the reply is the one sampled without guesses (greedy or seeded alike), up to
-the arithmetic of a batch of another shape, which can tip a near tie as prefix reuse can.
+the arithmetic of a batch of another shape: llama.cpp's logits for a position move slightly with the batch it
+was evaluated in (up to 0.4 of a logit here), which tips a near tie as prefix reuse and restored prompt states
+can.
 
 ``Llama.generate`` asks for every position's logits only through ``logits_all``, which also keeps a copy of
 them for the whole context (8,192 × 151,936 floats for Qwen2.5 at its default context: 5 GB). The runtime's
@@ -22,11 +24,12 @@ import numpy as np
 
 NGRAM_TOKENS = 3          # the reply's last tokens looked up in the context
 MIN_NGRAM_TOKENS = 2      # a single token ("the", ",") repeats everywhere: a guess from it is mostly wrong
-DRAFT_TOKENS = 8          # the most guessed at once
-FIRST_DRAFT_TOKENS = 2    # guessed at first, and after a guess that missed at once
-# Qwen2.5-1.5B here: a batch of 2, 3, 6 and 9 tokens takes 1.6, 1.9, 2.6 and 3.4 times one token's evaluation. A
-# guess of k tokens pays where about a third of them hold; so the length grows while the guesses hold (doubled
-# after one held whole) and falls back after one that missed (to what held of it, and one more).
+# Guessed at once. Qwen2.5-1.5B on this machine's 2 cores evaluates a batch of 2, 3, 4, 5 and 9 tokens in 1.57,
+# 1.91, 1.78, 2.28 and 3.43 times one token's time (a batch of 4 is quicker than one of 3 here). Replayed on the
+# replies of two notes runs (their tokens, each batch at its measured cost), 3 guesses took 0.81 and 0.93 of the
+# time one token at a time takes; a guess growing from 2 to 8 while it held, 0.90 and 1.01; 3 guesses from
+# three tokens seen only, 0.84 and 0.93 (docs/memory.md, "Guessing a reply's next tokens from its prompt").
+DRAFT_TOKENS = 3
 
 
 class PromptLookup:
@@ -35,10 +38,8 @@ class PromptLookup:
     occurrence of their last n-gram, at most ``draft_tokens``; none where the n-gram was not seen."""
 
     def __init__(self, draft_tokens: int = DRAFT_TOKENS, ngram_tokens: int = NGRAM_TOKENS,
-                 min_ngram_tokens: int = MIN_NGRAM_TOKENS, first_draft_tokens: int = FIRST_DRAFT_TOKENS) -> None:
-        self.max_draft_tokens = draft_tokens
-        self.first_draft_tokens = min(first_draft_tokens, draft_tokens)
-        self.draft_tokens = self.first_draft_tokens       # the next guess's length
+                 min_ngram_tokens: int = MIN_NGRAM_TOKENS) -> None:
+        self.draft_tokens = draft_tokens
         self.ngram_tokens = ngram_tokens
         self.min_ngram_tokens = min_ngram_tokens
         self.drafts = 0               # guesses made (one per batch of guesses evaluated)
@@ -46,23 +47,19 @@ class PromptLookup:
         self.held_tokens = 0          # of them, those the sampler drew (counted at the next call)
         self._last: tuple[int, np.ndarray] | None = None  # (where the last guess went, the guess)
 
-    def _weigh_last(self, ids: np.ndarray) -> None:
-        """How much of the last guess held, read from the context it left: the guess's length follows."""
+    def _count_held(self, ids: np.ndarray) -> None:
+        """How much of the last guess held, read from the context it left."""
         if self._last is None:
             return
         at, draft = self._last
         self._last = None
         seen = ids[at:at + len(draft)]
-        held = int(np.argmin(seen == draft[:len(seen)])) if not (seen == draft[:len(seen)]).all() else len(seen)
-        self.held_tokens += held
-        if held == len(draft):
-            self.draft_tokens = min(self.max_draft_tokens, 2 * len(draft))
-        else:
-            self.draft_tokens = max(self.first_draft_tokens, held + 1)
+        same = seen == draft[:len(seen)]
+        self.held_tokens += len(seen) if same.all() else int(np.argmin(same))
 
     def __call__(self, input_ids, /, **_) -> np.ndarray:
         ids = np.asarray(input_ids)
-        self._weigh_last(ids)
+        self._count_held(ids)
         for size in range(self.ngram_tokens, self.min_ngram_tokens - 1, -1):
             if len(ids) <= size:
                 continue

@@ -12,7 +12,7 @@ def ids(*tokens: int) -> np.ndarray:
 
 
 def test_the_tokens_after_the_latest_earlier_occurrence_of_the_last_three_are_guessed():
-    lookup = PromptLookup(draft_tokens=8, first_draft_tokens=8)
+    lookup = PromptLookup(draft_tokens=8)
     #          0  1  2  3  4  5  6  7  8  9 10 11 12
     context = ids(5, 1, 2, 3, 40, 41, 9, 1, 2, 3, 50, 51, 52, 53, 7, 1, 2, 3)
     assert lookup(context).tolist() == [50, 51, 52, 53, 7, 1, 2, 3]
@@ -20,7 +20,7 @@ def test_the_tokens_after_the_latest_earlier_occurrence_of_the_last_three_are_gu
 
 
 def test_two_tokens_are_looked_up_where_three_were_not_seen_and_one_is_too_few():
-    lookup = PromptLookup(draft_tokens=4, first_draft_tokens=4)
+    lookup = PromptLookup(draft_tokens=4)
     assert lookup(ids(8, 2, 3, 60, 61, 9, 2, 3)).tolist() == [60, 61, 9, 2]
     # only the last token was seen before: no guess (a single token repeats everywhere)
     lookup = PromptLookup()
@@ -34,18 +34,15 @@ def test_no_guess_from_the_tail_itself():
     assert len(lookup(ids(4, 4))) == 0           # the only pair is the tail
 
 
-def test_the_guess_grows_while_it_holds_and_falls_back_after_a_miss():
-    lookup = PromptLookup(draft_tokens=8, first_draft_tokens=2)
-    prompt = [1, 2, 3, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 99]
+def test_what_held_of_each_guess_is_counted_from_the_context_it_left():
+    lookup = PromptLookup(draft_tokens=3)
+    prompt = [1, 2, 3, 10, 11, 12, 13, 14, 15, 16, 99]
     context = prompt + [1, 2, 3]
-    assert lookup(ids(*context)).tolist() == [10, 11]              # the first guess is short
-    context += [10, 11, 12]                                        # both held; 12 sampled after them
-    assert lookup(ids(*context)).tolist() == [13, 14, 15, 16]      # doubled
-    assert lookup.held_tokens == 2
-    context += [13, 14, 15, 16, 17]
-    assert lookup(ids(*context)).tolist() == [18, 19, 20, 21, 99, 1, 2, 3]   # doubled again, to the most
-    context += [18, 55]                                            # one held, then the sampler drew 55
-    lookup(ids(*context))                                          # (no occurrence of ... 18, 55: no guess)
-    assert lookup.held_tokens == 2 + 4 + 1
-    assert lookup.draft_tokens == 2                                # what held and one more
-    assert lookup.drafts == 3 and lookup.drafted_tokens == 2 + 4 + 8
+    assert lookup(ids(*context)).tolist() == [10, 11, 12]
+    context += [10, 11, 12, 13]                                    # all three held; 13 sampled after them
+    assert lookup(ids(*context)).tolist() == [14, 15, 16]
+    assert lookup.held_tokens == 3
+    context += [14, 55]                                            # one held, then the sampler drew 55
+    assert len(lookup(ids(*context))) == 0                         # ... 14, 55 was not seen: no guess
+    assert lookup.held_tokens == 3 + 1
+    assert (lookup.drafts, lookup.drafted_tokens) == (2, 6)
