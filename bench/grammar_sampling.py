@@ -56,7 +56,7 @@ class CountingRuntime(RecordingRuntime):
 
 def notes_run(rt: LlamaRuntime, text: str, n_ctx: int, candidates_first: bool) -> dict:
     rt.candidates_first = candidates_first
-    rt.prompt_lookup = False          # one switch measured at a time: drafting's is bench/prompt_lookup.py
+    rt.prompt_lookup = "off"          # one switch measured at a time: drafting's is bench/prompt_lookup.py
     counting = CountingRuntime(rt)
     started = time.perf_counter()
     layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")

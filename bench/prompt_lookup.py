@@ -2,11 +2,12 @@
 
 The same runs (the sample document's first 9,000 characters, n_ctx 2048, the bundled SmolLM2 unless a model is
 given), for the notes strategy (the default) and the rolling loop, each made four times in the order off, on,
-on, off. Reported per strategy: the ratio of the median wall times, the replies' generation speed (tokens/s)
-in each mode, the llama.cpp evaluations a drafted run took for its generated tokens, how many tokens were
-guessed and how many of them held, and whether the summaries are the same text. They need not be: a guess is
-checked on logits computed in a batch of another shape, which can tip a near tie (the module's docstring);
-what each mode wrote is kept in the result so a reader can compare them.
+on, off; on is every reply guessed ("all"; by default the runtime guesses only replies no grammar holds, so a
+notes run's held replies only here). Reported per strategy: the ratio of the median wall times, the replies'
+generation speed (tokens/s) in each mode, the llama.cpp evaluations a drafted run took for its generated
+tokens, how many tokens were guessed and how many of them held, and whether the summaries are the same text.
+They need not be: a guess is checked on logits computed in a batch of another shape, which can tip a near tie
+(the module's docstring); what each mode wrote is kept in the result so a reader can compare them.
 Usage: python -m bench.prompt_lookup [MODEL.gguf] [--chars N] [--n-ctx N] [--strategies notes,rolling]
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ class DraftCounting(CountingRuntime):
 
 
 def one_run(rt: LlamaRuntime, text: str, n_ctx: int, strategy: str, lookup: bool) -> dict:
-    rt.prompt_lookup = lookup
+    rt.prompt_lookup = "all" if lookup else "off"      # "all": the notes' held replies too
     counting = DraftCounting(rt)
     started = time.perf_counter()
     layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")

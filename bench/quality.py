@@ -71,10 +71,10 @@ def load_doc(doc_id: str) -> dict:
 class SharedRuntime:
     """One loaded model for the whole run: every strategy and the baseline use the same weights."""
 
-    def __init__(self, prompt_lookup: bool = True) -> None:
+    def __init__(self, prompt_lookup: str = "free") -> None:
         self.runtime = None
         self.key = None
-        self.prompt_lookup = prompt_lookup      # False: replies one token at a time (engine.runtime.prompt_lookup)
+        self.prompt_lookup = prompt_lookup      # which replies are guessed from their prompt (engine.runtime.llama)
 
     def __call__(self, path, settings):
         from precis.engine.runtime.llama import LlamaRuntime
@@ -231,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--summary-words", type=int, default=None, metavar="N",
                    help="the notes' and account's summary length in words (default: the plan's, by the document's "
                         "length); a probe of what a longer or shorter summary gives")
-    p.add_argument("--no-prompt-lookup", action="store_true",
-                   help="generate one token at a time, without guesses from the prompt (the speed before them)")
+    p.add_argument("--prompt-lookup", choices=("free", "all", "off"), default="free",
+                   help="which replies are guessed from their prompt: those no grammar holds (the runtime's "
+                        "default), all, or none (one token at a time)")
     p.add_argument("--resume", action="store_true",
                    help="go on with the results file of --tag: its finished runs are kept, the rest run")
     p.add_argument("--no-table", action="store_true",
@@ -254,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
                "started": time.strftime("%Y-%m-%d %H:%M"), "runs": []}
     sitting = {"started": results["started"], "commit": _commit(),
-               **({"prompt_lookup": False} if args.no_prompt_lookup else {})}
+               **({"prompt_lookup": args.prompt_lookup} if args.prompt_lookup != "free" else {})}
     if args.resume:
         if not args.tag or not out.is_file():
             print(f"--resume needs the --tag of an earlier run (no {out.name})", file=sys.stderr)
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     results.setdefault("sittings", []).append(sitting)
     done = {(r["doc"], r["strategy"], r.get("seed", 0)) for r in results["runs"]}
-    shared = SharedRuntime(prompt_lookup=not args.no_prompt_lookup)
+    shared = SharedRuntime(prompt_lookup=args.prompt_lookup)
     with tempfile.TemporaryDirectory(prefix="precis-quality-") as tmp:
         # runs and speeds stay out of the user's home; --keep keeps them for reading the replies
         os.environ["PRECIS_HOME"] = str(args.keep.resolve() if args.keep else Path(tmp) / "home")

@@ -55,7 +55,7 @@ def precis_run(model: Path, text: str, out_dir: Path):
     with LlamaRuntime.load(model, RuntimeSettings(n_ctx=N_CTX)) as real:
         # one token at a time, as plain llama-cpp-python generates below: the ratio is Precis's overhead, not
         # its drafting's gain (bench/prompt_lookup.py)
-        real.prompt_lookup = False
+        real.prompt_lookup = "off"
         rt = RecordingRuntime(real)
         layout = RoundLayout(load_preset("conversation-archive"), "2026-11-27")
         plan = build_plan(rt, layout, N_CTX, [("day.txt", text, ())])

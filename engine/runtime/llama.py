@@ -72,8 +72,11 @@ class LlamaRuntime:
         self.candidates_first = True
         self.last_sampler = None
         # A reply's next tokens guessed from the prompt and checked in one batch (engine.runtime.prompt_lookup):
-        # the same reply, sooner. False: one token at a time (a test compares the two).
-        self.prompt_lookup = True
+        # "free" (the default) for replies no grammar holds, "all" for every reply, "off" one token at a time.
+        # Not for a grammar-held reply by default: on this machine's CPU the notes' held replies of the check
+        # half came no faster (their rewordings rarely repeat their sentences), and a drafted reply is another
+        # draw of the same kind (docs/memory.md, "Guessing a reply's next tokens from its prompt").
+        self.prompt_lookup = "free"
         self.last_draft: PromptLookup | None = None
         self._drafting = False
         if not getattr(llm, "_vocab_only_precis", False):
@@ -223,7 +226,8 @@ class LlamaRuntime:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         started = time.perf_counter()
         first_token_at = None
-        self.last_draft = PromptLookup() if self.prompt_lookup and self._drafts_fit() else None
+        guessed = self.prompt_lookup == "all" or (self.prompt_lookup == "free" and not params.grammar)
+        self.last_draft = PromptLookup() if guessed and self._drafts_fit() else None
         llm.draft_model = self.last_draft
         self._drafting = self.last_draft is not None
         gen = llm.generate(tokens, top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
@@ -378,11 +382,12 @@ class LlamaRuntime:
         return True
 
     def _drafts_fit(self) -> bool:
-        """Guesses are checked where the cache can be cut back to any position (not a recurrent model's state)
-        and llama.cpp keeps an output row for each token of a batch of guesses."""
+        """Guesses are checked where the cache can be cut back to any position: not a recurrent model's state,
+        nor a reduced sliding-window cache (cells the guesses pushed out of the window would be gone when a
+        guess is taken back); and where llama.cpp keeps an output row for each token of a batch of guesses."""
         llm = self._llm
         return not getattr(llm, "_is_recurrent", False) and not getattr(llm, "_is_hybrid", False) \
-            and llm.n_batch > DRAFT_TOKENS
+            and not self._swa_reduced and llm.n_batch > DRAFT_TOKENS
 
     def _eval(self, tokens: Sequence[int]) -> None:
         """``Llama.eval`` without its copy of the logits (``logits_all`` is off): while a reply is drafted, every
