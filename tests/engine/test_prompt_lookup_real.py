@@ -84,3 +84,16 @@ def test_by_default_only_a_reply_no_grammar_holds_is_guessed(runtime):
     assert runtime.last_draft is None
     "".join(runtime.stream(prompt, SamplingParams(max_tokens=30, temperature=0.0)))
     assert runtime.last_draft is not None and runtime.last_draft.held_tokens > 0
+
+
+def test_no_guesses_with_a_reduced_sliding_window_cache(gemma3_path):
+    """Gemma 3's sliding-window layers keep only the window's cells (512, and a batch's) unless swa_full, where
+    the context is larger than that: a guess taken back could leave cells the window already pushed out, so
+    such a cache is never guessed; with the full cache it is."""
+    prompt_text = f"Repeat this sentence exactly:\n{SENTENCE}"
+    for swa_full, guessed in ((False, False), (True, True)):
+        with LlamaRuntime.load(gemma3_path, RuntimeSettings(n_ctx=4096, swa_full=swa_full)) as rt:
+            rt.prompt_lookup = "all"
+            prompt = rt.render_chat([{"role": "user", "content": prompt_text}])
+            "".join(rt.stream(prompt, SamplingParams(max_tokens=12, temperature=0.0)))
+            assert (rt.last_draft is not None) is guessed
