@@ -11,8 +11,8 @@ while it is what the sampler draws, and the first token drawn otherwise is the r
 python's ``Llama.generate`` does this for a ``draft_model``). The sampler draws from each position's own logits
 and accepts the same tokens, so the reply is the one sampled without guesses (greedy or seeded alike), up to
 the arithmetic of a batch of another shape: llama.cpp's logits for a position move slightly with the batch it
-was evaluated in (up to 0.4 of a logit here), which tips a near tie as prefix reuse and restored prompt states
-can.
+was evaluated in (up to 0.8 of a logit on one SmolLM2 prompt), which tips a near tie as prefix reuse and
+restored prompt states can.
 
 ``Llama.generate`` asks for every position's logits only through ``logits_all``, which also keeps a copy of
 them for the whole context (8,192 × 151,936 floats for Qwen2.5 at its default context: 5 GB). The runtime's
