@@ -78,7 +78,6 @@ class LlamaRuntime:
         # draw of the same kind (docs/memory.md, "Guessing a reply's next tokens from its prompt").
         self.prompt_lookup = "free"
         self.last_draft: PromptLookup | None = None
-        self._drafting = False
         if not getattr(llm, "_vocab_only_precis", False):
             self._install_abort_callback()
             self._detect_swa()
@@ -228,8 +227,7 @@ class LlamaRuntime:
         first_token_at = None
         guessed = self.prompt_lookup == "all" or (self.prompt_lookup == "free" and not params.grammar)
         self.last_draft = PromptLookup() if guessed and self._drafts_fit() else None
-        llm.draft_model = self.last_draft
-        self._drafting = self.last_draft is not None
+        llm.draft_model = self.last_draft          # set only while this reply streams (_eval reads it)
         gen = llm.generate(tokens, top_k=params.top_k, top_p=params.top_p, min_p=params.min_p,
                            temp=params.temperature, repeat_penalty=params.repeat_penalty,
                            grammar=self._grammar(params.grammar))
@@ -266,7 +264,6 @@ class LlamaRuntime:
         finally:
             gen.close()
             self._cancel = None
-            self._drafting = False
             llm.draft_model = None
             end = time.perf_counter()
             stats.prompt_seconds = (first_token_at or end) - started
@@ -395,8 +392,9 @@ class LlamaRuntime:
         logits in llama.cpp's output rows, where the sampler reads them by their offset from the batch's end
         (engine.runtime.prompt_lookup); a prompt's batches keep only their last position's, as before."""
         llm = self._llm
+        drafting = llm.draft_model is not None
         llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
-        every = self._drafting and 1 < len(tokens) <= DRAFT_TOKENS + 1
+        every = drafting and 1 < len(tokens) <= DRAFT_TOKENS + 1
         for i in range(0, len(tokens), llm.n_batch):
             batch = tokens[i:min(len(tokens), i + llm.n_batch)]
             n_past = llm.n_tokens
@@ -405,7 +403,7 @@ class LlamaRuntime:
             llm.input_ids[n_past:n_past + len(batch)] = batch
             llm.n_tokens += len(batch)
             llm._requires_eval = False
-            if self._drafting and n_past >= self.last_call.prompt_tokens:
+            if drafting and n_past >= self.last_call.prompt_tokens:
                 self.last_call.decode_steps += 1          # a reply's step, not its prompt's
 
     def _init_sampler(self, **kw):
