@@ -17,7 +17,9 @@ from dataclasses import asdict, dataclass, field, fields
 # to ask who put no question there, kept as talking about it), "nothing_kept"; notes rounds "pronoun_named" (a
 # story sentence's opening "he" or "she" named by the model's weighed answer, engine.summary.story_who),
 # "voice_named" (a report's "we" named by the model's weighed answer, engine.summary.voice),
-# "figures_left_out" (a rewording kept without its sentence's figures: asked again, the model never kept them).
+# "figures_left_out" (a rewording kept without its sentence's figures: asked again, the model never kept them),
+# "figures_kept" (a sentence whose rewordings were refused kept as written beside the part's rewordings: it
+# holds an amount or a date none of them holds).
 
 
 @dataclass

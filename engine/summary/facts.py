@@ -214,6 +214,14 @@ def _is_name(candidate: str, lowercase_words: set[str]) -> bool:
                    if w not in ("de", "van", "von", "da"))
 
 
+def figures_not_in(text: str, other: str) -> set[str]:
+    """The amounts and dates of ``text`` (normalized) that ``other`` does not hold, matched as the ledger
+    matches a summary's facts (``FactLedger.check``)."""
+    flat = _norm(other)
+    return {key for key in (_norm(f.text) for f in extract_facts(text) if f.kind in ("amount", "date"))
+            if key not in flat}
+
+
 def fact_keys(text: str) -> set[str]:
     """Normalized amounts, dates and names of a text (the guard compares two summaries with these)."""
     return {_norm(f.text) for f in extract_facts(text) if f.kind != "todo"}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from precis.engine.documents.document_kind import PROSE, document_kind, is_narrative
 from precis.engine.documents.spoken_text import AFTER_TITLE, speaker_name
 from precis.engine.events import RoundStarted
-from precis.engine.planning.summary_length import MAX_SENTENCES_PER_PART
+from precis.engine.planning.summary_length import BULLET_MARK_CHARS, MAX_SENTENCES_PER_PART
 from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
@@ -23,6 +23,7 @@ from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.form import is_question
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
+from precis.engine.summary.facts import figures_not_in
 from precis.engine.summary.salience import (
     DocumentWeights,
     Sentence,
@@ -199,6 +200,41 @@ def _statements(notes: list[Note]) -> list[Note]:
     return [n for n in notes if not is_question(n.point)] or notes
 
 
+def figures_kept_aside(notes: list[Note], reworded: list[Note], room_chars: int | None = None) -> list[Note]:
+    """A part's sentences whose every rewording was refused, kept as written (or as the model's shortening
+    of them in their own words) where they hold an amount or a date that none of the part's kept notes
+    holds, in the document's order while they fit in ``room_chars`` (None: no bound); questions left out.
+    Where one rewording of a part passed, its refused sentences were dropped, and their figures with them: of
+    a three-sentence Japanese note, SmolLM2 kept one poor rewording and the sentences with the meeting's date
+    and the budget went (docs/quality.md, "A refused sentence's figures kept")."""
+    held = " ".join(n.point for n in reworded)
+    aside = []
+    for note in notes:
+        if note.origin == "reworded" or is_question(note.point) or not figures_not_in(note.point, held):
+            continue
+        if room_chars is not None:
+            if len(note.point) + BULLET_MARK_CHARS > room_chars:
+                continue
+            room_chars -= len(note.point) + BULLET_MARK_CHARS
+        aside.append(note)
+        held += " " + note.point
+    return aside
+
+
+_FIRST_OR_SECOND_PERSON = re.compile(r"^(?:I|I['’](?:m|d|ve|ll)|[Mm]e|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Uu]s|"
+                                     r"[Oo]urs?|[Yy]ou|[Yy]ou['’](?:re|ve|ll|d)|[Yy]ours?)\b")
+
+
+def _opens_unplaced(point: str, voice: str) -> bool:
+    """A sentence kept as written opens with an "I", "we" or "you" a reader cannot place: no speaker's label
+    before it, and no name for a report's "we" (``voice``). Kept for their figures, a development earnings
+    call's "Our gross margin was 53.8% ..." and "Our interest and other expenses totaled $111 million ..."
+    opened two lines of its summary with an "Our" nobody could place (the change's first version)."""
+    if voice and WE_OPENING.match(point):
+        return False
+    return bool(_FIRST_OR_SECOND_PERSON.match(point))
+
+
 def said_plainly(point: str, sentence: str) -> str:
     """A proposal ``sentence`` does not make, or does not make in so many words (``checks.stance.
     proposal_unsaid``), said plainly (``checks.stance.plainly_said``): the verb was the fault, not the fact.
@@ -369,17 +405,21 @@ def _voice_of(ctx, document: str, text: str, language: str | None, notes: list[N
 def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, part: str, part_offset: int,
                            total: int, first_id: int, lines: LineIndex, earlier: list[Note],
                            weights: DocumentWeights, budget_chars: int, language: str | None = None, *,
-                           document_text: str):
+                           document_text: str, room_chars: int = 0):
     """Generator (yields RoundStarted, TokensGenerated); returns PartNotes.
 
     Code chooses the part's sentences that add most to what the earlier notes hold (engine.summary.
     salience), the model says each in a short note of its own words (one grammar-shaped call), code checks
     every rewording. The sentence is the note's quote, so every note is evidence by construction. A
     sentence whose rewording fails its checks is dropped when others of the part passed (verbatim
-    sentences are what a summary copies), else kept cleaned of fillers: a part is never lost.
+    sentences are what a summary copies), unless it holds an amount or a date none of those holds
+    (``figures_kept_aside``); where none passed, the sentences are kept cleaned of fillers: a part is never
+    lost.
     ``language``: the notes' language (the one asked for, else the document's when Precis can name it).
     ``document_text``: the whole document the part starts at ``part_offset`` of, read back from a sentence for
-    who its opening "he" is (engine.summary.story_who)."""
+    who its opening "he" is (engine.summary.story_who). ``room_chars``: what the part's notes may take and keep
+    the summary's pace (engine.planning.summary_length.pace_room_chars); a refused sentence is kept for its
+    figures only in what its rewordings leave of it."""
     cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
@@ -439,8 +479,15 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     # project log (terse Japanese commit messages the model hands back unchanged): 234 characters, half the
     # log's quarters missing, still 65% copied.
     out.notes = reworded or _statements(notes)
-    # a report's "We ..." said of whom "we" stands for, asked only for a note the part keeps
-    voice = _voice_of(ctx, document, document_text, layout.language, out.notes, out)
+    candidates = figures_kept_aside(notes, reworded) if reworded else []
+    # a report's "We ..." said of whom "we" stands for, asked only for a note the part keeps or may keep
+    voice = _voice_of(ctx, document, document_text, layout.language, out.notes + candidates, out)
+    placed = [n for n in notes if n.origin != "reworded" and not _opens_unplaced(n.point, voice)]
+    room = room_chars - sum(len(n.point) + BULLET_MARK_CHARS for n in reworded)
+    aside = figures_kept_aside(placed, reworded, max(0, room)) if candidates else []
+    if aside:
+        out.notes = sorted(reworded + aside, key=lambda n: n.start_char)
+        out.flags.append("figures_kept")
     # ids stay consecutive when a failed rewording was dropped
     out.notes = [replace(n, id=first_id + i, point=in_voice(n.point, voice)) for i, n in enumerate(out.notes)]
     if not reworded:

@@ -8,6 +8,8 @@ from precis.engine.events import CollapseDetected
 from precis.engine.prompts.notes import POINT_CHARS
 from precis.engine.runs.outputs import summary_markdown
 from precis.engine.runs.run import RunOptions
+from precis.engine.summary.evidence import Note
+from precis.engine.summary.notes_extraction import figures_kept_aside
 from tests.engine.notes_fixtures import (
     JAPANESE_LOG,
     every_line_says,
@@ -314,6 +316,80 @@ def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_i
     ja = "営業: 来週の会議は午後にします。"
     _, japanese = rewording_verdict("営業は発売の 5 月延期を提案", ja, ja, ja, "Japanese")
     assert "example_leak" not in japanese.names
+
+
+def _figures_refused(call):
+    """Every rewording of a sentence with a figure brings in a name the part does not hold (refused, in both
+    numbered asks and alone); the others as diligent."""
+    said = diligent(call)
+    if call.kind == "reword":
+        asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return "".join(f"[{i}] Ben approved it\n" if re.search(r"\d", asked[i]) else line + "\n"
+                       for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
+    if call.kind == "restate" and re.search(r"\d", call.content):
+        return "Ben approved it\n"
+    return said
+
+
+FIGURES_PART = ("Orin: The release train for the mobile app leaves the station every second week from now on.\n\n"
+                "Orin: The budget for the cloud storage migration was set at EUR 1,200 for this quarter.\n\n"
+                "Orin: The design review of the settings screen went well and nobody objected to it.\n\n"
+                "Orin: The vendor contract for the storage service ends on 2027-03-31 unless renewed.\n\n"
+                "Orin: The storage vendor confirmed the 2027-03-31 end date by email to the team.\n\n"
+                "Mika: The new onboarding flow cut support tickets about passwords almost in half.\n\n"
+                "Mika: Priya will rewrite the help pages for the export feature before the launch.\n\n"
+                "Orin: The nightly backup job failed twice because the disk of the archive host was full.\n\n"
+                "Mika: The marketing team wants the launch announcement translated into Portuguese.\n")
+
+
+def test_a_refused_sentence_with_a_figure_no_kept_note_holds_is_kept_as_written_beside_the_rewordings():
+    # SmolLM2 on a three-sentence Japanese note: one poor rewording passed, and the refused sentences with the
+    # meeting's date and the budget were dropped with their figures
+    _rt, state = generic_notes_run(_figures_refused, FIGURES_PART)
+    notes = state.notes["day.txt"]
+    assert any(n["origin"] == "reworded" for n in notes)          # a rewording passed: the part is not "extracted"
+    aside = [n for n in notes if n["origin"] == "extract"]
+    assert aside and all(re.search(r"EUR 1,200|2027-03-31", n["point"]) and n["point"] in n["quote"] for n in aside)
+    assert [n["start_char"] for n in notes] == sorted(n["start_char"] for n in notes)     # in the document's order
+    assert [n["id"] for n in notes] == list(range(1, len(notes) + 1))
+    assert "Ben" not in state.summaries["day.txt"]
+    notes_round = next(r for r in state.rounds if r.kind == "notes")
+    assert "figures_kept" in notes_round.flags and "extracted" not in notes_round.flags
+
+
+REPORT_PART = ("Acme Medical reported its second quarter results on Thursday to analysts and investors.\n\n"
+               "Our gross margin was 53.8% in the quarter, driven mostly by lower testing revenues.\n\n"
+               "The medical segment of Acme Medical grew its revenue by 4.7% in the second quarter.\n\n"
+               "Acme Medical expects the new infusion pump to reach hospitals in the second half.\n\n"
+               "Acme Medical opened a new plant in Ohio to build syringes for vaccine campaigns.\n\n"
+               "Acme Medical hired a new head of research who comes from a large drug company.\n")
+
+
+def test_a_sentence_kept_for_its_figures_does_not_open_with_a_we_nobody_can_place():
+    rt, state = generic_notes_run(_figures_refused, REPORT_PART)      # the fake runtime names no one as "we"
+    points = [n["point"] for n in state.notes["day.txt"] if n["origin"] == "extract"]
+    assert any("4.7%" in p for p in points) and not any("53.8%" in p for p in points)
+    assert any(c.kind == "voice" for c in rt.calls)               # asked whose "we" it is, and told no one's
+
+
+def _note(point: str, origin: str, start: int) -> Note:
+    return Note(start + 1, point, point, "d.txt", 0, start, start + len(point), origin=origin)
+
+
+def test_only_a_refused_sentences_figures_no_kept_note_holds_keep_it_and_never_a_question():
+    reworded = [_note("The contract ends on 2027-03-31", "reworded", 0)]
+    refused = [_note("The vendor confirmed the 2027-03-31 end date by email.", "extract", 100),   # held already
+               _note("The design review went well.", "extract", 200),                            # no figure
+               _note("Is the budget still EUR 1,200?", "extract", 300),                          # a question
+               _note("The budget was set at EUR 1.200 for the year.", "shortened", 400),         # a new figure
+               _note("Finance set the EUR 1.200 budget on Monday.", "extract", 500)]             # held by the one above
+    assert [n.start_char for n in figures_kept_aside(reworded + refused, reworded)] == [400]
+    assert [n.start_char for n in figures_kept_aside(refused, [])] == [100, 400]     # nothing held yet
+    # within the room the summary's pace leaves (each with its bullet's "- "): one fits, then the next that does
+    fits_one = len(refused[0].point) + 2
+    assert [n.start_char for n in figures_kept_aside(refused, [], fits_one)] == [100]
+    assert [n.start_char for n in figures_kept_aside(refused, [], fits_one - 1)] == [400]
+    assert figures_kept_aside(refused, [], 0) == []
 
 
 def _shortening(keep_words: int):

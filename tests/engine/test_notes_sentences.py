@@ -9,6 +9,7 @@ from precis.engine.planning.summary_length import (
     NOTES_FILL,
     POINT_SHARE_PRIOR,
     notes_chars_for,
+    pace_room_chars,
     part_sentence_chars,
     summary_chars_for,
 )
@@ -84,6 +85,14 @@ def test_a_parts_sentence_budget_follows_what_is_left_to_write_and_the_share_a_n
     assert part_sentence_chars(1000, 100, 100, 1000) == round(2 * 1000 * NOTES_FILL * 0.1 / POINT_SHARE_PRIOR)
     # the length already written: one sentence at most, so the part is still read
     assert part_sentence_chars(1000, 500, 500, 1000, points_chars=1200, sentences_chars=2000) == 1
+
+
+def test_the_room_a_part_keeps_for_sentences_kept_for_their_figures_is_what_the_notes_pace_leaves():
+    # the second of four parts read, the notes so far at 300 characters: half the length is their pace
+    assert pace_room_chars(1000, 500, 1000, 300) == round(1000 * NOTES_FILL * 0.5 - 300)
+    # at or past their pace, no room; the last part's room is what is left of the whole length
+    assert pace_room_chars(1000, 250, 1000, 300) == 0
+    assert pace_room_chars(1000, 1000, 1000, 900) == round(1000 * NOTES_FILL - 900)
 
 
 def test_a_meetings_summary_length_follows_what_was_said_not_its_speaker_labels_and_fillers():

@@ -30,6 +30,7 @@ from precis.engine.planning.summary_length import (
     BULLET_MARK_CHARS,
     COMPACTION_SLACK,
     notes_chars_for,
+    pace_room_chars,
     part_sentence_chars,
     summary_chars_for,
 )
@@ -94,12 +95,17 @@ def run_notes(ctx: RunContext, doc: PlannedDocument, total_rounds: int):
             record = ctx.record(index, "notes", doc.name, chunk, before, before, [], ["noise_skipped"])
             yield ctx.finish_round(record, doc.name, before)
             continue
-        budget_chars = part_sentence_chars(notes_chars_for(doc.said_tokens, ctx.summary_words), chunk.tokens,
+        notes_chars = notes_chars_for(doc.said_tokens, ctx.summary_words)
+        document_tokens = sum(c.tokens for c in doc.chunks)
+        written = written_chars(notes, refused_chars)
+        budget_chars = part_sentence_chars(notes_chars, chunk.tokens,
                                            sum(c.tokens for c in doc.chunks if c.index >= chunk.index),
-                                           sum(c.tokens for c in doc.chunks), *written_chars(notes, refused_chars))
+                                           document_tokens, *written)
+        room_chars = pace_room_chars(notes_chars, sum(c.tokens for c in doc.chunks if c.index <= chunk.index),
+                                     document_tokens, written[0])
         got = yield from salient_notes_for_part(ctx, index, "notes", doc.name, chunk, part, chunk.sent_start_char,
                                                 total_rounds, _next_id(notes), lines, notes, weights, budget_chars,
-                                                language, document_text=doc.text)
+                                                language, document_text=doc.text, room_chars=room_chars)
         notes += got.notes
         kept_quotes = {n.quote for n in got.notes}
         refused_chars += sum(_reading_chars(q) for q in got.check.unsupported if q not in kept_quotes)
