@@ -69,7 +69,10 @@ def load_doc(doc_id: str) -> dict:
 
 
 class SharedRuntime:
-    """One loaded model for the whole run: every strategy and the baseline use the same weights."""
+    """One loaded model for the whole run: every strategy and the baseline use the same weights. Each run and
+    each answering starts with nothing of the earlier ones' prompts reused (LlamaRuntime.forget_prompts), so a
+    document's summary is the one a fresh process gives, whatever ran before it: without that, the same
+    code's summary of a development call differed between two sittings from its first note on."""
 
     def __init__(self, prompt_lookup: str = "free") -> None:
         self.runtime = None
@@ -80,6 +83,7 @@ class SharedRuntime:
         from precis.engine.runtime.llama import LlamaRuntime
         key = (str(path), settings)
         if self.key == key:
+            self.runtime.forget_prompts()
             return self.runtime, False
         if self.runtime is not None:
             self.runtime.close()

@@ -133,6 +133,18 @@ class LlamaRuntime:
         llm._vocab_only_precis = vocab_only
         return cls(llm, path, settings, allocation, log_text)
 
+    def forget_prompts(self) -> None:
+        """Nothing of the earlier calls' prompts reused from here on: the live cache emptied and the saved
+        prompt states dropped, so that the next call is evaluated as by a freshly loaded model. A reused
+        prefix's cells were computed in the batches of the call that first evaluated them, and llama.cpp's
+        logits move with a batch's shape (docs/memory.md): in one process, a development earnings call's
+        summary differed from its first note on between two sittings because the document before it had run
+        other calls (docs/quality.md, "A refused sentence's figures kept"). A benchmark's documents start so."""
+        if self.prompt_states is not None:
+            self.prompt_states.clear()
+        if self._llm is not None and self._llm.n_tokens > 0:
+            self._llm.reset()
+
     def close(self) -> None:
         if self._llm is not None:
             self._llm.close()

@@ -48,3 +48,17 @@ def test_without_saved_states_the_prefix_is_evaluated_again(smollm2_path):
         _ask(rt, RULES_A, "[1] The launch moved to Friday. [2] Tests failed on Tuesday.")
         _, again = _ask(rt, RULES_B, "Oskar pays the plot fee of 40 euros by March.")
     assert again.restored_tokens == 0 and again.reused_tokens < 20
+
+
+def test_forgotten_prompts_leave_the_next_call_to_be_answered_as_by_a_freshly_loaded_model(smollm2_path):
+    settings = RuntimeSettings(n_ctx=2048)
+    with LlamaRuntime.load(smollm2_path, settings) as rt:
+        _ask(rt, RULES_B, "Marketing moved the launch to Friday because the tests failed.")
+        _ask(rt, RULES_A, "[1] The launch moved to Friday. [2] Tests failed on Tuesday.")
+        rt.forget_prompts()
+        forgotten_reply, forgotten = _ask(rt, RULES_B, "Oskar pays the plot fee of 40 euros by March.")
+        assert rt.prompt_states is not None and rt.prompt_states.restored == 0
+    assert forgotten.reused_tokens == 0 and forgotten.restored_tokens == 0     # the saved B rules not restored
+    with LlamaRuntime.load(smollm2_path, settings) as rt:
+        fresh_reply, fresh = _ask(rt, RULES_B, "Oskar pays the plot fee of 40 euros by March.")
+    assert fresh.reused_tokens == 0 and forgotten_reply == fresh_reply
