@@ -81,10 +81,11 @@ def part_sentence_chars(notes_chars: int, part_tokens: int, tokens_left: int, do
 def pace_room_chars(notes_chars: int, tokens_read: int, document_tokens: int, points_chars: int) -> int:
     """The characters the notes may still take and keep to their pace: ``notes_chars`` (less NOTES_FILL's
     margin) spread evenly over the document's tokens, as far as ``tokens_read`` (the part being noted
-    included), less what the notes so far (``points_chars``, that part's included) take to read. A part's
-    sentence kept as written beside its rewordings for its figures (engine.summary.notes_extraction) takes
-    only this room: on a development earnings call, one such 230-character sentence in its fifth of six
-    parts left the sixth part room for one note where it had given five, three figures among them."""
+    included), less what the notes before that part (``points_chars``) take to read. A part's sentences kept
+    as written beside its rewordings for their figures (engine.summary.notes_extraction) take only what its
+    rewordings leave of this room: on a development earnings call, one such 230-character sentence in its
+    fifth of six parts left the sixth part room for one note where it had given five, three figures among
+    them."""
     target = notes_chars * NOTES_FILL * min(tokens_read, document_tokens) / max(1, document_tokens)
     return max(0, round(target - points_chars))
 

@@ -65,6 +65,19 @@ def refuses_every_fourth_point(call):
     return said
 
 
+def figures_refused(call):
+    """Every rewording of a sentence with a figure brings in a name the part does not hold (refused, in both
+    numbered asks and alone); the others as diligent."""
+    said = diligent(call)
+    if call.kind == "reword":
+        asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
+        return "".join(f"[{i}] Ben approved it\n" if re.search(r"\d", asked[i]) else line + "\n"
+                       for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
+    if call.kind == "restate" and re.search(r"\d", call.content):
+        return "Ben approved it\n"
+    return said
+
+
 def quotation_meeting(rounds: int = 6) -> str:
     lines = []
     for r in range(rounds):

@@ -13,6 +13,7 @@ from precis.engine.summary.notes_extraction import figures_kept_aside
 from tests.engine.notes_fixtures import (
     JAPANESE_LOG,
     every_line_says,
+    figures_refused,
     finished_records,
     generic_notes_run,
     notes_run,
@@ -318,19 +319,6 @@ def test_the_worked_examples_words_told_of_a_sentence_without_them_are_refused_i
     assert "example_leak" not in japanese.names
 
 
-def _figures_refused(call):
-    """Every rewording of a sentence with a figure brings in a name the part does not hold (refused, in both
-    numbered asks and alone); the others as diligent."""
-    said = diligent(call)
-    if call.kind == "reword":
-        asked = dict(re.findall(r"^\[(\d+)\] (.+)$", call.content, re.M))
-        return "".join(f"[{i}] Ben approved it\n" if re.search(r"\d", asked[i]) else line + "\n"
-                       for line in said.splitlines() for i in re.findall(r"^\[(\d+)\]", line))
-    if call.kind == "restate" and re.search(r"\d", call.content):
-        return "Ben approved it\n"
-    return said
-
-
 FIGURES_PART = ("Orin: The release train for the mobile app leaves the station every second week from now on.\n\n"
                 "Orin: The budget for the cloud storage migration was set at EUR 1,200 for this quarter.\n\n"
                 "Orin: The design review of the settings screen went well and nobody objected to it.\n\n"
@@ -345,7 +333,7 @@ FIGURES_PART = ("Orin: The release train for the mobile app leaves the station e
 def test_a_refused_sentence_with_a_figure_no_kept_note_holds_is_kept_as_written_beside_the_rewordings():
     # SmolLM2 on a three-sentence Japanese note: one poor rewording passed, and the refused sentences with the
     # meeting's date and the budget were dropped with their figures
-    _rt, state = generic_notes_run(_figures_refused, FIGURES_PART)
+    _rt, state = generic_notes_run(figures_refused, FIGURES_PART)
     notes = state.notes["day.txt"]
     assert any(n["origin"] == "reworded" for n in notes)          # a rewording passed: the part is not "extracted"
     aside = [n for n in notes if n["origin"] == "extract"]
@@ -366,7 +354,7 @@ REPORT_PART = ("Acme Medical reported its second quarter results on Thursday to 
 
 
 def test_a_sentence_kept_for_its_figures_does_not_open_with_a_we_nobody_can_place():
-    rt, state = generic_notes_run(_figures_refused, REPORT_PART)      # the fake runtime names no one as "we"
+    rt, state = generic_notes_run(figures_refused, REPORT_PART)      # the fake runtime names no one as "we"
     points = [n["point"] for n in state.notes["day.txt"] if n["origin"] == "extract"]
     assert any("4.7%" in p for p in points) and not any("53.8%" in p for p in points)
     assert any(c.kind == "voice" for c in rt.calls)               # asked whose "we" it is, and told no one's

@@ -3,6 +3,7 @@ run resumes as if never stopped, and the plan counts the run's own calls."""
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from precis.engine.events import RoundFinished, RunFinished, RunPlanned
 from precis.engine.planning.run_plan import build_plan
@@ -14,7 +15,7 @@ from precis.engine.runs.run import RunOptions, run_summary
 from precis.engine.runs.state import load_state
 from precis.engine.runtime.protocol import CancelToken
 from precis.engine.summary.evidence import Note
-from precis.engine.summary.strategies.notes import written_chars
+from precis.engine.summary.strategies.notes import _refused_before, written_chars
 from tests.engine.notes_fixtures import finished_records, git_log, refuses_every_fourth_point, report_of
 from tests.fake_runtime import FakeRuntime, diligent
 from tests.summary_fixtures import conversation_day, make_plan, run_all, start
@@ -91,6 +92,20 @@ def test_a_resumed_notes_run_counts_the_refusals_of_the_parts_it_had_done():
     run_all(rt3, make_plan(rt3, text), saved, options2)
     resumed, _ = written_chars([Note.from_dict(d) for d in saved.notes["day.txt"]])
     assert resumed == uninterrupted and saved.summaries == state.summaries
+
+
+def test_a_resumed_notes_run_does_not_count_a_sentence_kept_for_its_figures_as_refused():
+    """A part that kept a refused sentence for its figures (``figures_kept``) records it among its
+    unsupported sentences, but dropped only the others; a part with no rewording kept all of its own."""
+    def note(part: int, origin: str) -> Note:
+        quote = f"Orin: The budget for part {part} is EUR {part},200 and the plan moves on."
+        return Note(part + 1, quote, quote, "day.txt", part, 0, len(quote), origin=origin)
+    notes = [note(0, "reworded"), note(0, "reworded"), note(0, "extract"), note(1, "extract"), note(1, "extract")]
+    rounds = [SimpleNamespace(chunk_index=0, flags=["reworded", "figures_kept"], notes_unsupported=2, notes_kept=3),
+              SimpleNamespace(chunk_index=1, flags=["extracted"], notes_unsupported=2, notes_kept=2)]
+    ctx = SimpleNamespace(state=SimpleNamespace(rounds_of=lambda name, kind: rounds))
+    mean = written_chars(notes)[1] / len(notes)
+    assert _refused_before(ctx, SimpleNamespace(name="day.txt"), notes) == round(1 * mean)    # one dropped
 
 
 def test_the_plan_estimates_the_notes_runs_own_calls_not_a_rolling_loops():

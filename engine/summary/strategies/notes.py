@@ -61,9 +61,12 @@ def written_chars(notes: list[Note], refused_chars: int = 0) -> tuple[int, int]:
 
 def _refused_before(ctx: RunContext, doc: PlannedDocument, notes: list[Note]) -> int:
     """The refused sentences' reading length in the parts a resumed run has done: the records count them,
-    each taken at the kept sentences' mean length."""
-    count = sum(r.notes_unsupported - (r.notes_kept if "extracted" in r.flags else 0)
-                for r in ctx.state.rounds_of(doc.name, "notes"))
+    each taken at the kept sentences' mean length; a part's sentences kept as written (all of them where no
+    rewording passed, those kept for their figures beside its rewordings) were not dropped."""
+    rounds = ctx.state.rounds_of(doc.name, "notes")
+    aside_parts = {r.chunk_index for r in rounds if "figures_kept" in r.flags}
+    asides = sum(n.part in aside_parts and n.origin != "reworded" for n in notes)
+    count = sum(r.notes_unsupported - (r.notes_kept if "extracted" in r.flags else 0) for r in rounds) - asides
     mean = written_chars(notes)[1] / len(notes) if notes else 0
     return round(max(0, count) * mean)
 
