@@ -20,7 +20,7 @@ from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
-from precis.engine.summary.checks.form import is_question
+from precis.engine.summary.checks.form import FIRST_PERSON, is_question
 from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
 from precis.engine.summary.facts import figures_not_in
@@ -221,10 +221,6 @@ def figures_kept_aside(notes: list[Note], reworded: list[Note], room_chars: int 
     return aside
 
 
-_FIRST_OR_SECOND_PERSON = re.compile(r"^(?:I|I['’](?:m|d|ve|ll)|[Mm]e|[Mm]y|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Uu]s|"
-                                     r"[Oo]urs?|[Yy]ou|[Yy]ou['’](?:re|ve|ll|d)|[Yy]ours?)\b")
-
-
 def _opens_unplaced(point: str, voice: str) -> bool:
     """A sentence kept as written opens with an "I", "we" or "you" a reader cannot place: no speaker's label
     before it, and no name for a report's "we" (``voice``). Kept for their figures, a development earnings
@@ -232,7 +228,7 @@ def _opens_unplaced(point: str, voice: str) -> bool:
     opened two lines of its summary with an "Our" nobody could place (the change's first version)."""
     if voice and WE_OPENING.match(point):
         return False
-    return bool(_FIRST_OR_SECOND_PERSON.match(point))
+    return bool(FIRST_PERSON.match(point))      # the account's check's words, at the sentence's opening
 
 
 def said_plainly(point: str, sentence: str) -> str:

@@ -120,7 +120,7 @@ def _opener(claim: Claim) -> str | None:
 
 
 # I, we, you and theirs anywhere in a line, outside quotation marks ("US" the country is not "us")
-_FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|us|[Mm]y|me|"
+FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|us|[Mm]y|me|"
                            r"[Yy]ou(?:['’](?:re|ve|ll|d))?|[Yy]ours?)\b")
 # a quotation left open (a note's sentence cut inside a character's words) runs to the line's end
 _QUOTED = re.compile(r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)")
@@ -134,7 +134,7 @@ def _first_person(claim: Claim) -> str | None:
     by its notes: "Kirsty Williams AM: ... our current providers ..." says whose)."""
     if SPEAKER_PREFIX.match(claim.text):
         return None
-    m = _FIRST_PERSON.search(_QUOTED.sub(" ", claim.text))
+    m = FIRST_PERSON.search(_QUOTED.sub(" ", claim.text))
     return f"says '{m.group(0)}' outside a quote: whose?" if m else None
 
 
