@@ -57,3 +57,41 @@ def answerability(runtime, summary: str, questions: list[str], answer_options: l
         answers.append(answer)
         scores.append(answer_score(answer, options, japanese))
     return {"answerability": round(sum(scores) / len(scores), 4), "answers": answers}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Answerability of summaries already written: `python -m bench.answerability TAG... --docs ID...` asks
+    each document's questions of its summary in every results file given (bench/results/quality-TAG.json, the
+    strategy's first run of the document), one after the other with one model, and prints one line each. For
+    runs made with `--no-answers`, so that two sittings' summaries are asked in one."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    from bench.quality import SharedRuntime, answered, load_doc
+    from bench.quality_models import model_path
+    p = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    p.add_argument("tags", nargs="+", help="results files' tags (quality-TAG.json)")
+    p.add_argument("--docs", nargs="+", required=True, help="corpus ids (folder/name without .json)")
+    p.add_argument("--strategy", default="notes")
+    p.add_argument("--model", default="qwen1.5b", help="as bench.quality's --model")
+    p.add_argument("--n-ctx", type=int, default=8192)
+    args = p.parse_args(argv)
+    results = Path(__file__).parent / "results"
+    runs = {tag: json.loads((results / f"quality-{tag}.json").read_text(encoding="utf-8"))["runs"] for tag in args.tags}
+    shared, model = SharedRuntime(), model_path(args.model)
+    for doc_id in args.docs:
+        doc = load_doc(doc_id)
+        for tag, tag_runs in runs.items():
+            summary = next((r["summary"] for r in tag_runs if r["doc"] == doc_id and r["strategy"] == args.strategy),
+                           None)
+            if summary is None:
+                print(f"{doc_id}\t{tag}\t(no {args.strategy} run)")
+                continue
+            got = answered(shared, model, doc, summary, args.n_ctx)
+            print(f"{doc_id}\t{tag}\t{got['answerability']}\t{len(summary)} chars", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
