@@ -16,9 +16,12 @@ from precis.engine.events import BY_FILE
 from precis.engine.planning.budget import Budget, plan_budget
 from precis.engine.planning.chunking import Chunk, chunk_and_count
 from precis.engine.planning.summary_length import (
+    SENTENCE_CHARS,
+    SUBJECT_CHARS,
     account_call_tokens,
     account_chars_for,
     notes_call_tokens,
+    sentences_per_part,
     summary_chars_for,
 )
 from precis.engine.prompts.layout import PromptRenderer, RoundLayout
@@ -221,7 +224,9 @@ def estimate_run(budget: Budget, documents: list[PlannedDocument], speeds: Speed
                                         model_headings=(not subjects or any(s.start not in days for s in subjects))
                                         and not is_assembly(doc.text),
                                         who_share=question_share(doc.text) if question_share and not subjects
-                                        else 0.0)
+                                        else 0.0,
+                                        max_sentences=sentences_per_part(budget.summary_out_cap,
+                                                                         SUBJECT_CHARS if subjects else SENTENCE_CHARS))
             prompt, evaluated, generated = prompt + p, evaluated + e, generated + g
         return Estimate(prompt, evaluated, generated, _seconds(evaluated, generated, speeds), speeds)
     prompt = evaluated = generated = 0

@@ -111,7 +111,16 @@ HEADING_GENERATED_TOKENS = 12
 NOTES_PER_SECTION = 8              # notes under one heading: a heading can still name what they share
 HEADING_READING_CHARS = 50         # one section heading as written, "## " included (measured: 40-65)
 BULLET_MARK_CHARS = 2              # "- "
-MAX_SENTENCES_PER_PART = 8         # one rewording call per part: eight short notes at most
+# One rewording call per part: eight sentences, more of them where they are short, about REWORD_CALL_CHARS of
+# them in all, at most twelve. At eight whatever their length, a story's parts (sentences of 74-95 characters
+# on average, a third or more of their rewordings refused as copies) hit the count before their budget, and
+# the check half's three stories came out at 72-77% of their planned length; at twelve for every part, 96-108%,
+# fact recall up on all five development stories, but three earnings calls (sentences of 130-167 characters)
+# took more as well and gave less (docs/quality.md, "More sentences a part where they are short").
+MIN_SENTENCES_PER_PART = 8
+MAX_SENTENCES_PER_PART = 12
+REWORD_CALL_CHARS = 1_000
+TOKENS_PER_REWORD = 50             # one reworded sentence's reply: at most 150 characters and its number
 # Generated tokens per sentence chosen, all its asks together (the numbered ask, the second ask of those
 # refused, the ask alone): measured on the tune half's six notes runs with Qwen2.5-Coder-1.5B at fd5c6a7
 # (bench/results/quality-tune-plan-time.json: 26.9-38.2 a sentence, mean 32.7; docs/quality.md, "The plan's
@@ -134,27 +143,38 @@ PAIRS_PER_MERGE_CALL = 6
 WHO_PROMPT_TOKENS = 375
 
 
+def sentences_per_part(summary_out_cap: int, sentence_chars: float = SENTENCE_CHARS) -> int:
+    """The sentences one part's rewording call may take, for sentences of ``sentence_chars`` on average (the
+    part's candidates; the plan's nominal sentence): REWORD_CALL_CHARS of them, within MIN_ and
+    MAX_SENTENCES_PER_PART, fewer where the context's reply cap holds fewer replies (n_ctx 2,048: eight)."""
+    by_length = int(REWORD_CALL_CHARS // max(1.0, sentence_chars))
+    by_length = max(MIN_SENTENCES_PER_PART, min(MAX_SENTENCES_PER_PART, by_length))
+    return max(1, min(by_length, summary_out_cap // TOKENS_PER_REWORD))
+
+
 def notes_call_tokens(document_tokens: int, chunk_tokens: list[int], first: bool = True,
                       summary_words: int | None = None, rewording: bool = True,
-                      model_headings: bool = True, who_share: float = 0.0) -> tuple[int, int, int]:
+                      model_headings: bool = True, who_share: float = 0.0,
+                      max_sentences: int = MAX_SENTENCES_PER_PART) -> tuple[int, int, int]:
     """(prompt tokens sent, of which evaluated, generated) for one document's notes run. ``summary_words``:
     the length asked for (None: from the document). ``rewording=False``: a git log, whose notes are its
     commit subjects as written, so only the headings (and merges) are asked of the model;
     ``model_headings=False``: a dated git log, whose sections are headed by their days, not by the model, or
     an assembly's minutes, headed by who asks and its agenda by its name (engine.summary.exchanges);
     ``who_share``: the share of a story's sentences whose opening "He" the model is asked about
-    (engine.summary.story_who.question_share), a question for as many of the chosen ones."""
+    (engine.summary.story_who.question_share), a question for as many of the chosen ones; ``max_sentences``: a
+    part's sentences at most (sentences_per_part of the budget's reply cap)."""
     total_chars = notes_chars_for(document_tokens, summary_words)
     all_tokens = max(1, sum(chunk_tokens))
     if not rewording:
-        notes = sum(max(1, min(MAX_SENTENCES_PER_PART, round(total_chars * t / all_tokens / SUBJECT_CHARS)))
+        notes = sum(max(1, min(max_sentences, round(total_chars * t / all_tokens / SUBJECT_CHARS)))
                     for t in chunk_tokens)
         return _writing_tokens(document_tokens, notes, summary_words, SUBJECT_CHARS, (0, 0, 0), model_headings)
     sent = evaluated = generated = notes = 0
     none_alone = 1.0                                     # the chance no part so far asked a sentence alone
     for tokens in chunk_tokens:
         share = total_chars * NOTES_FILL * tokens / all_tokens / POINT_SHARE_PRIOR     # sentence characters
-        sentences = max(1, min(MAX_SENTENCES_PER_PART, round(share / SENTENCE_CHARS)))
+        sentences = max(1, min(max_sentences, round(share / SENTENCE_CHARS)))
         body = int(share * TOKENS_PER_SENTENCE_CHAR) + 8 * sentences
         sent += REWORD_PROMPT_TOKENS + body
         evaluated += body + (REWORD_PROMPT_TOKENS if first else 0)

@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from precis.engine.events import RoundStarted
-from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, reading_chars_for
+from precis.engine.planning.summary_length import PAIRS_PER_MERGE_CALL, TOKENS_PER_REWORD, reading_chars_for
 from precis.engine.prompts.notes import POINT_CHARS, NotesLayout, reword_grammar
 from precis.engine.summary.checks import ACCOUNT_MERGE, MERGE, judge, merge_claim
 from precis.engine.summary.checks.form import SENTENCE_END
 from precis.engine.summary.evidence import Note
-from precis.engine.summary.notes_extraction import TOKENS_PER_REWORD, count_refusals, numbered_answers
+from precis.engine.summary.notes_extraction import count_refusals, numbered_answers
 from precis.engine.summary.salience import units_of
 
 MAX_COMPACTION_ROUNDS = 3

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field, replace
 from precis.engine.documents.document_kind import PROSE, document_kind, is_narrative
 from precis.engine.documents.spoken_text import AFTER_TITLE, speaker_name
 from precis.engine.events import RoundStarted
-from precis.engine.planning.summary_length import BULLET_MARK_CHARS, MAX_SENTENCES_PER_PART
+from precis.engine.planning.summary_length import (
+    BULLET_MARK_CHARS,
+    SENTENCE_CHARS,
+    SUBJECT_CHARS,
+    TOKENS_PER_REWORD,
+    sentences_per_part,
+)
 from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
@@ -37,7 +43,6 @@ from precis.engine.summary.story_referents import OPENING_PRONOUN, teller, told_
 from precis.engine.summary.story_who import ask_opening_referent, named_opening
 from precis.engine.summary.voice import WE_OPENING, ask_voice, in_voice, speaks_as_we
 
-TOKENS_PER_REWORD = 50           # one reworded sentence: at most 150 characters and its number
 LINE_TOKENS = 6                  # a numbered line's "[12] " and its line break
 
 
@@ -416,7 +421,6 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
     who its opening "he" is (engine.summary.story_who). ``room_chars``: what the part's notes may take and keep
     the summary's pace (engine.planning.summary_length.pace_room_chars); a refused sentence is kept for its
     figures only in what its rewordings leave of it."""
-    cap_sentences = max(1, min(MAX_SENTENCES_PER_PART, ctx.budget.summary_out_cap // TOKENS_PER_REWORD))
     subjects = subject_sentences(part)
     yield RoundStarted(index, kind, chunk.index, total, chunk.tokens, 0, part, "", 1)
     if subjects:
@@ -425,7 +429,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         # ("...修正しました" -> "...修正"), every one refused as a copy, so the log's long body lines were
         # kept verbatim instead (69% of its summary copied); its subjects are what a changelog lists.
         out = subject_notes(part, part_offset, document, chunk.index, first_id, lines, earlier, subjects,
-                            cap_sentences, weights, budget_chars)
+                            sentences_per_part(ctx.budget.summary_out_cap, SUBJECT_CHARS), weights, budget_chars)
         if not out.notes:
             out.flags = ["nothing_to_note"]
         return out
@@ -433,8 +437,11 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
                          notes_genre(document_text))
     out = PartNotes()
     covered = set().union(*(units_of(n.quote) for n in earlier)) if earlier else set()
-    chosen = select_sentences(part, weights, covered, budget_chars, cap_sentences,
-                              weights.sentences_in(part, part_offset))
+    candidates = weights.sentences_in(part, part_offset)
+    # more of a part's sentences in its one call where they are short (a story's), as many as before where not
+    mean_chars = sum(s.reading_chars for s in candidates) / len(candidates) if candidates else SENTENCE_CHARS
+    chosen = select_sentences(part, weights, covered, budget_chars,
+                              sentences_per_part(ctx.budget.summary_out_cap, mean_chars), candidates)
     extracts, shown, tellers = [], [], []
     # who a story's sentence is about, where code can tell (engine.summary.story_referents): an opening "he"
     # named for the model; a character's words are shown as they are and their note put under the character's
