@@ -119,8 +119,9 @@ def _opener(claim: Claim) -> str | None:
     return f"opens with '{m.group(0)}' instead of a name" if m else None
 
 
-# I, we, you and theirs anywhere in a line, outside quotation marks ("US" the country is not "us")
-FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|us|[Mm]y|me|"
+# I, we, you and theirs anywhere in a line, outside quotation marks ("US" the country is not "us", nor "Us" at
+# a sentence's opening, which is)
+FIRST_PERSON = re.compile(r"\b(?:I(?:['’](?:m|d|ve|ll))?|[Ww]e(?:['’](?:re|ve|ll|d))?|[Oo]urs?|[Uu]s|[Mm]y|[Mm]e|"
                            r"[Yy]ou(?:['’](?:re|ve|ll|d))?|[Yy]ours?)\b")
 # a quotation left open (a note's sentence cut inside a character's words) runs to the line's end
 _QUOTED = re.compile(r"\"[^\"]*(?:\"|$)|“[^”]*(?:”|$)")
@@ -400,7 +401,9 @@ CHECKS = (
                                   "In terms of SG&A expenses, we expect ongoing costs related to the pandemic in "
                                   "2021."), "the call's 'we' (development earnings call)"),
                    Example(_claim("The Project Manager says you can copy the survey.", MEETING),
-                           "whose 'you'?")),
+                           "whose 'you'?"),
+                   Example(_claim("Us and the board agree on the budget.", MEETING),
+                           "an 'us' capitalised at the opening (not the country's 'US')")),
           passes=(Example(_claim("Maitland tells Swarts \"we leave at dawn\" and shuts the door.", STORY),
                           "a character's own words, quoted"),
                   Example(_claim('Swarts said, "My name is Swarts and you are my guest.', STORY),
