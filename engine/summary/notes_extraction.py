@@ -27,7 +27,13 @@ from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworde
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
 from precis.engine.summary.checks.conditions import conditional
 from precis.engine.summary.checks.form import FIRST_PERSON, is_question
-from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
+from precis.engine.summary.checks.stance import (
+    act_said_plainly,
+    act_unsaid,
+    plainly_said,
+    proposal_invented,
+    proposal_unsaid,
+)
 from precis.engine.summary.evidence import Note, NoteCheck, is_repeat
 from precis.engine.summary.facts import figures_not_in
 from precis.engine.summary.salience import (
@@ -241,11 +247,19 @@ def said_plainly(point: str, sentence: str) -> str:
     proposal_unsaid``), said plainly (``checks.stance.plainly_said``): the verb was the fault, not the fact.
     Not of a condition: told as advice, a conditional sentence came back with its condition turned around
     where no check can see it ("Orin suggests using rsync for backup if it fails" of "If rsync fails for any
-    reason, the fallback is pg_basebackup"), and is refused as before."""
+    reason, the fallback is pg_basebackup"), and is refused as before. So too an act beyond saying the
+    sentence does not name (``checks.stance.act_unsaid``: "confirms", "agrees", "emphasizes", "announces" ...)."""
     if (proposal_invented(point, sentence) or proposal_unsaid(point, sentence)) and not conditional(point) \
             and not conditional(sentence):
-        return plainly_said(point)
+        point = plainly_said(point)
+    # an act beyond saying (confirms, agrees, emphasises, announces ...) the sentence does not name
+    if act_unsaid(point, sentence):
+        point = act_said_plainly(point)
+        point = _SAID_TWICE.sub(r"\1", point)      # "suggests and emphasizes that" said plainly twice
     return point
+
+
+_SAID_TWICE = re.compile(r"\b(says|said|mentions|mentioned) and \1\b")
 
 
 def rewording_verdict(point: str, sentence: str, quote: str, part: str, language: str | None,

@@ -14,7 +14,13 @@ from precis.engine.prompts.notes import (
 from precis.engine.summary.checks import REWORDING, judge, rewording_claim
 from precis.engine.summary.checks.grounding import broken_off
 from precis.engine.summary.checks.negation import INVERTED
-from precis.engine.summary.checks.stance import plainly_said, proposal_invented, proposal_unsaid
+from precis.engine.summary.checks.stance import (
+    act_said_plainly,
+    act_unsaid,
+    plainly_said,
+    proposal_invented,
+    proposal_unsaid,
+)
 from precis.engine.summary.evidence import Note, is_repeat, normalise, numbers_held, point_supported, spelled_numbers
 from precis.engine.summary.language import named_language, wrong_language
 from precis.engine.summary.notes_extraction import cased_as_shown, first_sentence, numbered_answers, said_plainly
@@ -62,6 +68,39 @@ def test_a_proposal_the_sentence_does_not_make_is_said_plainly_in_its_tense():
                             ("So it removes the first silent portion portion of each utterance .",
                              "PhD C proposes removing the first silent portion of each utterance")]:
         assert proposal_invented(point, sentence) and not proposal_invented(plainly_said(point), sentence)
+
+
+def test_an_act_the_sentence_does_not_name_is_said_plainly_and_one_it_names_stays():
+    # check-half meetings' notes, labelled unfaithful for the act ("he confirms nothing", "she does not announce it")
+    college = "Llyr Gruffydd AM: One college was saying it will cost them £1 million if it happens next year."
+    assert said_plainly("Llyr Gruffydd AM confirms that one college will cost £1 million", college) == \
+        "Llyr Gruffydd AM says that one college will cost £1 million"
+    cited = "Michelle Brown AM: Welsh universities have declared £104 million towards equality activity for 2018."
+    assert said_plainly("Michelle Brown AM announces Welsh universities' £104 million", cited) == \
+        "Michelle Brown AM mentions Welsh universities' £104 million"
+    solutions = "Grad A: Well , I mean there are lots of long term solutions ."
+    assert said_plainly("Grad A emphasizes the long-term solutions", solutions) == "Grad A mentions the long-term solutions"
+    assert said_plainly("Grad A agrees with long-term solutions", solutions) == "Grad A mentions long-term solutions"
+    assert said_plainly("PhD D agreed, and suggested new disks", "PhD D: we need new disks .") == \
+        "PhD D suggested new disks"
+    assert said_plainly("Grad A confirms the back-end works", "Grad A: So the back-end works now .") == \
+        "Grad A mentions the back-end works"
+    # named in so many words: the act stays
+    for point, sentence in [("Marketing emphasizes big buttons", "Marketing: It's really important to make big buttons ."),
+                            ("Grad F agrees to the plan", "Grad F: I agree , let's do it ."),
+                            ("The company announced a $0.25 dividend", "We announced a quarterly dividend of $0.25."),
+                            ("Kirsty Williams AM confirms the figure", "Kirsty Williams AM: That's right, 40 per cent.")]:
+        assert act_unsaid(point, sentence) is False and said_plainly(point, sentence) == point, point
+    # a word of the fact, not someone's act, stays
+    for point in ("The drive to action is emphasized", "The team needs to agree on a budget",
+                  "The region reports 5 confirmed cases", "Marketing says the plan was agreed"):
+        assert said_plainly(point, "We have a plan with a budget and cases and drive.") == point, point
+    # "agrees to" said plainly would be an order: it stays; Japanese is not read
+    assert said_plainly("Industrial Designer agrees to change the settings", "the settings to change .") == \
+        "Industrial Designer agrees to change the settings"
+    assert act_said_plainly("営業は予算に同意") == "営業は予算に同意"
+    assert said_plainly("Marketing suggests and emphasizes that the budget is fixed", "Marketing: the budget is fixed .") \
+        == "Marketing says that the budget is fixed"
 
 
 def test_a_name_the_model_miscased_is_spelled_as_the_sentence_spells_it():
