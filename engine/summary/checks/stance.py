@@ -144,12 +144,16 @@ def plainly_said(point: str) -> str:
     if m is None:
         return point
     ending = next(g for g in m.groups() if g is not None).lower()
-    rest = point[m.end():].lstrip()
-    verb = "speak" if rest.lower().startswith("against") else "say" if _CLAUSE_AHEAD.match(rest) else "mention"
-    plain = _PLAIN_VERBS[verb][ending]
-    if m.group(0)[0].isupper():
-        plain = plain.capitalize()
-    return point[:m.start()] + plain + point[m.end():]
+    return point[:m.start()] + _plain_verb(m.group(0), ending, point[m.end():]) + point[m.end():]
+
+
+def _plain_verb(verb: str, ending: str, rest: str) -> str:
+    """What says ``verb`` (with its ``ending``) plainly before ``rest``, in its tense and case: "speak" before
+    "against", "say" before a clause, else "mention"."""
+    rest = rest.lstrip()
+    plain = "speak" if rest.lower().startswith("against") else "say" if _CLAUSE_AHEAD.match(rest) else "mention"
+    said = _PLAIN_VERBS[plain][ending]
+    return said.capitalize() if verb[0].isupper() else said
 
 
 # An act a note reports beyond saying: someone confirms, agrees, emphasises or announces. The
@@ -162,7 +166,7 @@ def plainly_said(point: str) -> str:
 # third of them: 9 of the 92 as written faithful, 63 said plainly, none the worse for it (docs/quality.md, "An
 # act the sentence does not name, said plainly"). The act stays where the sentence names it in so many words.
 # ("Stresses" and "insists" are left out: no labelled line held them, and "stressed" is as often a feeling.)
-_ACT_VERB = re.compile(r"\b(?:(confirm)(|s|ed|ing)|(agree)(|s|d|ing)|(emphasi[sz])(e|es|ed|ing)|"
+_ACT_VERB = re.compile(r"\b(?:(confirm)(|s|ed|ing)|(agree)(|s|d|ing)|(emphasi)[sz](e|es|ed|ing)|"
                        r"(announc)(e|es|ed|ing))\b", re.I)
 _ACT_IN_WORDS = {
     "confirm": re.compile(r"\b(?:confirm\w*|correct|that's right|that is right|exactly|indeed|definitely|certainly|"
@@ -194,7 +198,7 @@ def act_unsaid(point: str, source: str) -> bool:
     if m is None:
         return False
     stem = next(g for g in m.groups()[0::2] if g is not None).lower()
-    return not _ACT_IN_WORDS[stem[:7] if stem.startswith("emphasi") else stem].search(source)
+    return not _ACT_IN_WORDS[stem].search(source)
 
 
 def act_said_plainly(point: str) -> str:
@@ -213,11 +217,7 @@ def act_said_plainly(point: str) -> str:
         return point[:m.start()] + rest[and_then.end():]
     if with_ := re.match(r"\s+with\b", rest, re.I):
         rest = rest[with_.end():]
-    verb = "say" if _CLAUSE_AHEAD.match(rest.lstrip()) else "mention"
-    plain = _PLAIN_VERBS[verb][{"d": "ed", "": ""}.get(ending, ending)]
-    if m.group(0)[0].isupper():
-        plain = plain.capitalize()
-    return point[:m.start()] + plain + rest
+    return point[:m.start()] + _plain_verb(m.group(0), {"d": "ed"}.get(ending, ending), rest) + rest
 
 
 GUESS = ("My hypothesis: the period code compares a naive datetime with an aware one after normalising one side "
