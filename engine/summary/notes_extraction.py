@@ -25,7 +25,7 @@ from precis.engine.planning.summary_length import (
 from precis.engine.prompts.layout import is_japanese
 from precis.engine.prompts.notes import NotesLayout, example_text, parse_reworded, restate_grammar, reword_grammar
 from precis.engine.summary.checks import REWORDING, Verdict, judge, rewording_claim
-from precis.engine.summary.checks.conditions import conditional
+from precis.engine.summary.checks.conditions import conditional, without_invented_ending
 from precis.engine.summary.checks.form import FIRST_PERSON, is_question
 from precis.engine.summary.checks.stance import (
     act_said_plainly,
@@ -248,7 +248,9 @@ def said_plainly(point: str, sentence: str) -> str:
     Not of a condition: told as advice, a conditional sentence came back with its condition turned around
     where no check can see it ("Orin suggests using rsync for backup if it fails" of "If rsync fails for any
     reason, the fallback is pg_basebackup"), and is refused as before. So too an act beyond saying the
-    sentence does not name (``checks.stance.act_unsaid``: "confirms", "agrees", "emphasizes", "announces" ...)."""
+    sentence does not name (``checks.stance.act_unsaid``: "confirms", "agrees", "emphasizes", "announces" ...).
+    And an ending none of whose words the sentence holds is left off (``checks.conditions.ending_invented``:
+    "for better user experience", "as the main concern")."""
     if (proposal_invented(point, sentence) or proposal_unsaid(point, sentence)) and not conditional(point) \
             and not conditional(sentence):
         point = plainly_said(point)
@@ -256,7 +258,8 @@ def said_plainly(point: str, sentence: str) -> str:
     if act_unsaid(point, sentence):
         point = act_said_plainly(point)
         point = _SAID_TWICE.sub(r"\1", point)      # "suggests and emphasizes that" said plainly twice
-    return point
+    # an ending of the model's own ("for better user experience"): left off
+    return without_invented_ending(point, sentence)
 
 
 _SAID_TWICE = re.compile(r"\b(says|said|mentions|mentioned) and \1\b")

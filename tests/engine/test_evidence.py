@@ -12,6 +12,7 @@ from precis.engine.prompts.notes import (
     reword_grammar,
 )
 from precis.engine.summary.checks import REWORDING, judge, rewording_claim
+from precis.engine.summary.checks.conditions import ending_invented, without_invented_ending
 from precis.engine.summary.checks.grounding import broken_off
 from precis.engine.summary.checks.negation import INVERTED
 from precis.engine.summary.checks.stance import (
@@ -101,6 +102,41 @@ def test_an_act_the_sentence_does_not_name_is_said_plainly_and_one_it_names_stay
     assert act_said_plainly("営業は予算に同意") == "営業は予算に同意"
     assert said_plainly("Marketing suggests and emphasizes that the budget is fixed", "Marketing: the budget is fixed .") \
         == "Marketing says that the budget is fixed"
+
+
+def test_an_ending_the_sentence_does_not_give_is_left_off_and_one_it_gives_stays():
+    # check-half and tune-half meetings' notes, labelled unfaithful for their endings ("'for better user
+    # experience' is an invented reason", "he never calls it a critical factor")
+    lcd = "Marketing: Um research shows that they like to have a little L_C_D_ screen on their on their uh zapping uh device ."
+    assert said_plainly("Marketing mentions a LCD screen on their zapping device for better user experience", lcd) == \
+        "Marketing mentions a LCD screen on their zapping device"
+    rover = "PhD D: Which u actually uses the whole N - best list from both systems to mmm , uh c combine that ."
+    assert said_plainly("PhD D combines N-best lists from both systems to improve performance.", rover) == \
+        "PhD D combines N-best lists from both systems."
+    units = "Professor B: At least a couple thousand hidden units ."
+    assert said_plainly("Professor B mentions a couple thousand hidden units as the main concern", units) == \
+        "Professor B mentions a couple thousand hidden units"
+    tower = "Grad E: The Powder - Tower is made of red limestone ."
+    assert said_plainly("Grad E notes that the Powder-Tower is made of red limestone, which could affect delivery times",
+                        tower) == "Grad E notes that the Powder-Tower is made of red limestone"
+    # the speaker's label is not what was said: "Designer" holds no "design"
+    sketch = "Industrial Designer: But it it would be pretty pretty uh nice if we could just draw a simple thing ."
+    assert said_plainly("Industrial Designer suggests drawing a simple thing to improve the design", sketch) == \
+        "Industrial Designer suggests drawing a simple thing"
+    # an ending with a word of the sentence stays: the model said what the sentence says
+    assert not ending_invented("Marketing mentions a LCD screen for zapping", lcd)
+    assert not ending_invented("PhD D mentions the whole N-best list, which combines both systems", rover)
+    # an ending the line needs stays: what it completes ("asks for"), a figure, or a clause of the line's own
+    budget = "Mika: Can we have the budget by Friday ?"
+    assert not ending_invented("Mika asks the team for the budget", budget)
+    assert not ending_invented("Orin says a call centre is needed for 1% of users", "Orin: some users need help .")
+    assert not ending_invented("PhD F got a note from Brian that the tape for the project was completed",
+                               "PhD F: I got a note from Brian saying that they finally made the tape .")
+    # a line left too short, a reason inside the line rather than at its end, and Japanese: left to the checks
+    assert without_invented_ending("Mika agrees for cost reasons", budget) == "Mika agrees for cost reasons"
+    assert without_invented_ending("Because of the cost, Mika wants the budget by Friday", budget) == \
+        "Because of the cost, Mika wants the budget by Friday"
+    assert without_invented_ending("予算は金曜日までに for better results", budget) == "予算は金曜日までに for better results"
 
 
 def test_a_name_the_model_miscased_is_spelled_as_the_sentence_spells_it():

@@ -138,16 +138,27 @@ def test_a_rewording_that_negates_its_sentence_is_refused_and_asked_again():
     assert "never" not in state.summaries["day.txt"]
 
 
-def test_a_rewording_that_gives_a_reason_its_sentence_does_not_is_refused_and_asked_again():
+def test_a_reason_its_sentence_does_not_give_is_left_off_at_the_end_and_refused_elsewhere():
+    text = "\n\n".join(f"[10:{i:02d}] {who}: Then I'd put the LCD of remote {i} next to the wheel on the case."
+                       for i, who in enumerate(["Mika", "Orin"] * 3)) + "\n"
+
     def explains(call):
         if call.kind == "reword" and not call.retry:      # the bundled SmolLM2's habit, on every sentence
             return re.sub(r"^(\[\d+\]) (.*)$", r"\1 \2 because it's a new design", diligent(call), flags=re.M)
         return diligent(call)
-    text = "\n\n".join(f"[10:{i:02d}] {who}: Then I'd put the LCD of remote {i} next to the wheel on the case."
-                       for i, who in enumerate(["Mika", "Orin"] * 3)) + "\n"
     rt, state = generic_notes_run(explains, text)
-    assert refused_and_asked_again(rt)
+    # at the end of the line, the reason is left off and the rest kept, with no second ask
+    assert not any(c.retry for c in rt.calls if c.kind == "reword")
     assert state.notes["day.txt"] and "because" not in state.summaries["day.txt"]
+    assert all("LCD" in n["point"] and n["origin"] == "reworded" for n in state.notes["day.txt"])
+
+    def opens_with_it(call):
+        if call.kind == "reword" and not call.retry:      # the same reason, said first
+            return re.sub(r"^(\[\d+\]) (.*)$", r"\1 Because it's a new design, \2", diligent(call), flags=re.M)
+        return diligent(call)
+    rt, state = generic_notes_run(opens_with_it, text)
+    assert refused_and_asked_again(rt)
+    assert state.notes["day.txt"] and "because" not in state.summaries["day.txt"].lower()
 
 
 def test_a_statement_reworded_as_a_proposal_is_kept_said_plainly_without_asking_again():
