@@ -301,6 +301,24 @@ def test_a_hard_wrapped_story_gives_whole_sentences_at_their_offsets():
 
 
 
+PAUSED_STORY = (  # a check-half story's words, a paragraph a line
+    "  Coughing, Retief disengaged himself from the shock-webbing. A wave of hot jungle air struck him. He lowered "
+    "himself to a bed of shattered foliage, got to his feet ... and dropped flat as a bullet whined past his ear.\n"
+    " \n"
+    '  "I ... ah ... wish to request seventy-two hours in which to evacuate Headquarters," Nitworth plowed on. He '
+    "lay listening... Then the jungle was quiet again around them, and nothing moved in the undergrowth.\n")
+
+
+def test_a_pause_the_sentence_goes_on_after_in_lower_case_does_not_end_it():
+    texts = [s.text for s in sentences_of(PAUSED_STORY)]
+    assert ("He lowered himself to a bed of shattered foliage, got to his feet ... and dropped flat as a bullet "
+            "whined past his ear.") in texts
+    assert any(t.startswith('"I ... ah ... wish to request seventy-two hours') for t in texts)
+    assert not any(t[:1].islower() for t in texts)                  # no sentence opens mid-way, without its doer
+    # a pause before a capital ends its sentence as a full stop does
+    assert "Then the jungle was quiet again around them, and nothing moved in the undergrowth." in texts
+
+
 COMMITTEE = """Lynne Neagle AM: I think we'll move on to the next section.
 Lynne Neagle AM: We're going to go on now to some questions about mental health from Siân Gwenllian.
 Julie Morgan AM: One local authority reported a drop of 27 per cent in safeguarding referrals compared to last year.
