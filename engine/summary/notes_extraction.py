@@ -491,7 +491,7 @@ def salient_notes_for_part(ctx, index: int, kind: str, document: str, chunk, par
         out.flags.append("nothing_to_note")
         return out
     notes = yield from reword_extracts(ctx, index, layout, extracts, part, out, shown, retry=True)
-    notes = [replace(n, point=told_by(n.point, who)) for n, who in zip(notes, tellers)]
+    notes = [replace(n, point=told_by(n.point, who, n.quote)) for n, who in zip(notes, tellers)]
     reworded = [n for n in notes if n.origin == "reworded"]
     out.check.unsupported = [n.quote for n in notes if n.origin != "reworded"]
     # No rewording passed: the sentences, cleaned (or the model's shortening of one in its own words, above),

@@ -150,17 +150,44 @@ _THE_SPEAKER = re.compile(r"\bthe speaker\b", re.I)
 _JAPANESE_SUBJECT = "(?:は|が|も|、|：|:)"         # the particle or mark after a name a sentence is about
 
 
-def told_by(point: str, who: str) -> str:
+# A note of a character's words that opens with someone else speaking: "Retief: Zubb asks about the Note passed
+# to the Ambassador" of Retief's own question to Zubb, "Magnan: Slun mentions direct interview with military
+# leaders" of Magnan's demand to Slun. The model gave the words to the one spoken to or of; of the labelled
+# story lines, every such line whose speaking name the words themselves do not hold was unfaithful ("wrong
+# actor"). The words are the speaker's, so the speaking is too.
+_SOMEONE_SPEAKS = re.compile(r"^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) (?:mention|says?\b|said\b|ask|suggest|propos|"
+                             r"explain|states?\b|stated\b|tell|told\b|notes?\b|noted\b|adds?\b|added\b|repl|"
+                             r"answer|warn|order|insist|agree|confirm|announc|describ|claim|discuss)")
+_NO_NAME = frozenset("I We You He She It They The A An This That These Those Our His Her Their My Your Its "
+                     "Everyone Someone Nobody Everybody Somebody".split())
+
+
+def _speaks_for(point: str, who: str, quote: str) -> str:
+    """``point`` with its opening speaker, another than ``who`` whom ``quote`` (``who``'s words) does not name,
+    said to be ``who``; as it was otherwise."""
+    m = _SOMEONE_SPEAKS.match(point)
+    if m is None:
+        return point
+    other = m.group(1)
+    if other.split()[0] in _NO_NAME or who in other or re.search(rf"\b{re.escape(other)}\b", quote):
+        return point
+    return who + point[m.end(1):]
+
+
+def told_by(point: str, who: str, quote: str = "") -> str:
     """A note of a character's words, under the character's name as a meeting's turn is ("Syme: They never come
     near our cities"), unless it names them itself; as it was where no one is known (``who`` ""). The model's
     own stand-in for the character's "I" is the name ("The speaker loses hazard pay" -> "Quade loses hazard
     pay"): under a label it read twice over, and a blind reader found it awkward. A Japanese speaker's note
     too ("和泉なおみ議員: ..."): Japanese writes no spaces, so only a note that opens with the name as its
     subject ("和泉なおみ議員は ...") names its speaker (a role is a word of what is said too: the governor's
-    "知事就任以来の努力" had lost its label)."""
+    "知事就任以来の努力" had lost its label). A note that opens with someone else speaking whom ``quote`` (the
+    character's words) does not name is the character's speaking (``_speaks_for``: "Retief: Zubb asks ..." ->
+    "Retief asks ...")."""
     if not who:
         return point
     if who.isascii():
+        point = _speaks_for(point, who, quote)
         named = re.search(rf"\b{re.escape(who)}\b", point)
     else:
         named = re.match(re.escape(who) + _JAPANESE_SUBJECT, point)

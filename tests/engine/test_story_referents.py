@@ -136,3 +136,22 @@ def test_in_a_run_a_characters_words_are_noted_under_their_name_and_a_he_is_show
     rolled = [n for n in notes if n["quote"].startswith("He rolled")]
     assert rolled and all(n["point"].startswith("Pell takes") for n in rolled)
     assert "] Pell rolled the heavy chart up" in asked and "] He rolled" not in asked
+
+
+def test_a_characters_words_noted_as_anothers_speaking_are_the_characters():
+    # the check half's story notes, labelled "wrong actor": the model gave the speaker's words to the one spoken to
+    note = "Do you know anything about a Note passed to the Terrestrial Ambassador at Smorbrod?"
+    assert told_by("Zubb asks about the Note passed to the Ambassador at Smorbrod", "Retief", note) == \
+        "Retief asks about the Note passed to the Ambassador at Smorbrod"
+    demand = "Take us directly to the military leaders. I insist on a direct interview."
+    assert told_by("Slun mentions direct interview with military leaders", "Magnan", demand) == \
+        "Magnan mentions direct interview with military leaders"
+    # the words name who speaks in them: a report of another's speaking stays, under the speaker's name
+    report = "Zubb asked me about the Note this morning."
+    assert told_by("Zubb asks about the Note", "Retief", report) == "Retief: Zubb asks about the Note"
+    assert told_by("Flap-jacks mention the oases", "Potter", "The Flap-jacks won't get them.") == \
+        "Potter: Flap-jacks mention the oases"
+    # a pronoun or an article is no one else; a note that does not open with speaking is labelled as before
+    assert told_by("We order heavy equipment", "Hoshick", "We've ordered heavier equipment.") == \
+        "Hoshick: We order heavy equipment"
+    assert told_by("Zubb escorts the guests", "Retief", note) == "Retief: Zubb escorts the guests"
