@@ -155,9 +155,10 @@ _JAPANESE_SUBJECT = "(?:は|が|も|、|：|:)"         # the particle or mark a
 # leaders" of Magnan's demand to Slun. The model gave the words to the one spoken to or of; of the labelled
 # story lines, every such line whose speaking name the words themselves do not hold was unfaithful ("wrong
 # actor"). The words are the speaker's, so the speaking is too.
-_SOMEONE_SPEAKS = re.compile(r"^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) (?:mention|says?\b|said\b|ask|suggest|propos|"
-                             r"explain|states?\b|stated\b|tell|told\b|notes?\b|noted\b|adds?\b|added\b|repl|"
-                             r"answer|warn|order|insist|agree|confirm|announc|describ|claim|discuss)")
+_SOMEONE_SPEAKS = re.compile(r"^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) (?:(?:mention|ask|suggest|explain|tell|answer|warn|"
+                             r"order|insist|agree|confirm|claim|discuss)(?:s|es|ed|d|ing)?|says?|said|stat(?:es?|ed)|"
+                             r"told|notes?|noted|adds?|added|repl(?:y|ies|ied)|propos(?:e|es|ed)|announc(?:e|es|ed)|"
+                             r"describ(?:e|es|ed))\b")
 _NO_NAME = frozenset("I We You He She It They The A An This That These Those Our His Her Their My Your Its "
                      "Everyone Someone Nobody Everybody Somebody".split())
 
