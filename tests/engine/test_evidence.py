@@ -129,7 +129,8 @@ def test_an_ending_the_sentence_does_not_give_is_left_off_and_one_it_gives_stays
     # an ending the line needs stays: what it completes ("asks for"), a figure, or a clause of the line's own
     budget = "Mika: Can we have the budget by Friday ?"
     assert not ending_invented("Mika asks the team for the budget", budget)
-    assert not ending_invented("Orin says a call centre is needed for 1% of users", "Orin: some users need help .")
+    assert not ending_invented("Orin mentions a call centre for 1% of callers", "Orin: a call centre would help .")
+    assert ending_invented("Orin mentions a call centre for some callers", "Orin: a call centre would help .")
     assert not ending_invented("PhD F got a note from Brian that the tape for the project was completed",
                                "PhD F: I got a note from Brian saying that they finally made the tape .")
     # a line left too short, a reason inside the line rather than at its end, and Japanese: left to the checks
