@@ -18,6 +18,8 @@ from precis.engine.documents.transcript_turns import TURN_MARKER, prose_spans
 # Japanese assembly's minutes say "知事（小池百合子君）：" (a role or a seat, the name, 君)
 SPEAKER_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*)?(?:[A-Z][\w.'-]*(?: [\w.'-]+){0,3}"
                             r"(?: \((?:[^()\n]|\([^()\n]*\)){1,80}\))?:\s+|[^\s：:（(]{1,30}（[^）\n]{1,20}君）：\s*)")
+# ... at the start of any line of a text of several turns
+LABEL_AT_LINE_START = re.compile(SPEAKER_PREFIX.pattern, re.M)
 # A Japanese turn runs on over paragraphs, each opening with an ideographic space: still its speaker's
 TURN_GOES_ON = "\u3000"
 # ... and over a paragraph of Japanese prose that lost that space (one in the development minutes, in a

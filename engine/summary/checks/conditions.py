@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import re
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX
+from precis.engine.documents.spoken_text import LABEL_AT_LINE_START
 from precis.engine.summary.checks import (
     EN,
     REWORDING,
     Check,
     Example,
     against_rests_on,
+    script_key,
 )
 from precis.engine.summary.checks import note_example as _note
 from precis.engine.summary.evidence import content_words
-
-_KANA_KANJI = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")      # a Japanese text: these read English only
 
 # A condition turned around: "If rsync fails for any reason, the fallback is pg_basebackup ..." became
 # "Orin suggests using rsync as a fallback if pg_basebackup fails" (the sample day, the README's
@@ -131,14 +130,13 @@ _FIGURE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|
 # completed", "for the project was completed" is the end of what the line says
 _CLAUSE_OPENING = re.compile(r"(?:because|since|so that)\b", re.I)
 _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|should|did|does|do|been)\b", re.I)
-_LABEL_AT_LINE_START = re.compile(SPEAKER_PREFIX.pattern, re.M)
 ENDING_CUT_MIN_WORDS = 4     # a line left with fewer words than this would say too little: kept as it was
 _SHARED_START_CHARS = 5      # "improving" is the sentence's "improve": the light stem misses such pairs
 
 
 def _invented_ending(point: str, source: str) -> re.Match | None:
     m = _TAIL.search(point)
-    if m is None or _KANA_KANJI.search(point):
+    if m is None or script_key(point) != EN:        # a Japanese text: these read English only
         return None
     head, tail = point[:m.start()], m.group("tail")
     if len(head.split()) < ENDING_CUT_MIN_WORDS or _COMPLETES.search(head) or _FIGURE.search(tail):
@@ -147,7 +145,7 @@ def _invented_ending(point: str, source: str) -> re.Match | None:
         return None
     # the speaker's label is no word of what was said: "Industrial Designer: ... draw a simple thing" holds no
     # "design" for "to improve the design"
-    words, held = content_words(tail), content_words(_LABEL_AT_LINE_START.sub("", source))
+    words, held = content_words(tail), content_words(LABEL_AT_LINE_START.sub("", source))
     if not words or any(w in held or (len(w) >= _SHARED_START_CHARS and any(
             h.startswith(w[:_SHARED_START_CHARS]) for h in held)) for w in words):
         return None

@@ -6,7 +6,7 @@ import functools
 import re
 from dataclasses import replace
 
-from precis.engine.documents.spoken_text import SPEAKER_PREFIX, clean_utterance
+from precis.engine.documents.spoken_text import LABEL_AT_LINE_START, SPEAKER_PREFIX, clean_utterance
 from precis.engine.prompts.account import CHAT_EXAMPLE_JA
 from precis.engine.prompts.notes import example_text
 from precis.engine.summary.checks import (
@@ -56,14 +56,12 @@ def _words_not_held(claim: Claim) -> str | None:
 EXAMPLE_WORDS_SHOWN = 2          # words of the worked example, absent from the part, that make a leak
 
 
-_LABEL_AT_LINE_START = re.compile(SPEAKER_PREFIX.pattern, re.M)
-
 
 @functools.lru_cache(maxsize=8)               # one worked example per run: read once, not per line
 def _example_themes(example: str) -> frozenset[str]:
     """The words the worked example says twice or more: what it is about (its van, its ferry, its engine).
     Its turns' labels ("Chair:", "[user]") are left out: every meeting has a chair, every chat a user."""
-    text = re.sub(r"(?m)^\s*\[[a-z]+\]\s*", "", _LABEL_AT_LINE_START.sub("", example))
+    text = re.sub(r"(?m)^\s*\[[a-z]+\]\s*", "", LABEL_AT_LINE_START.sub("", example))
     sentences = [content_words(s) for s in re.split(r"(?<=[.!?\n])\s+", text)]
     return _said_twice(sentences)
 
