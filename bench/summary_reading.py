@@ -9,7 +9,8 @@ and list marks left aside), so zero is the goal for every one:
 - first_second_person: sentences that open, outside a quote, with I / we / you (or me, my, our, your ...):
   a line lifted from a character's or a speaker's mouth;
 - pronoun_openers: sentences that open with he / she / they / his / her / their / it ... when the sentence
-  before them (in the same paragraph) names no one: nobody can tell who is meant;
+  before them (in the same paragraph) names no one: nobody can tell who is meant (an "it" that stands for
+  nothing, "It seemed obvious that ...", is not counted);
 - part_headings: headings that only name parts ("Parts 2 to 3", "Part 4", "パート 2〜3").
 
 Japanese has no such openers to count; only questions and part headings are counted there.
@@ -26,6 +27,13 @@ _SENTENCE = re.compile(r"[^.!?。！？]+(?:[.!?。！？]+[\"”’)]?|$)")
 _FIRST_SECOND = re.compile(r"^(?:i|i'm|i'd|i've|i'll|me|my|mine|we|we're|we'd|we've|we'll|us|our|ours|you|you're|"
                            r"you'd|you've|you'll|your|yours)\b", re.I)
 _PRONOUN = re.compile(r"^(?:he|she|they|him|his|her|hers|them|their|theirs|it|its|this|these|those)\b", re.I)
+# "It" that stands for no one and nothing, the clause after it being the subject ("It seemed obvious that men
+# could reach the planets", "It was ten minutes before he saw movement", "It's important to note that ..."): no
+# reader looks back for what it means. Not "It is a remote that ..." (a thing, named by what follows a
+# determiner) nor "It's easy to use" (the product is "it").
+_EXPLETIVE_IT = re.compile(r"^it(?:'s|’s| is| was| seems| seemed| appears| appeared)\s+"
+                           r"(?:(?!(?:a|an|the|this|that|his|her|their|its|our|my|your)\b)[\w'’-]+,?\s+){0,3}?"
+                           r"(?:that|before|until|when|whether)\b", re.I)
 _QUOTE_OPEN = re.compile(r"^[\"“‘'「『]")
 # A name: a capitalised word that is not a sentence's usual first word nor a pronoun
 _NOT_NAMES = set("""The A An And But Or If When Then So He She They It I You We His Her Their Its My Our Your This
@@ -83,7 +91,8 @@ def reading_counts(summary: str) -> dict:
     if japanese:
         return counts
     counts["first_second_person"] = sum(bool(_FIRST_SECOND.match(s)) and not _QUOTE_OPEN.match(s) for s in sentences)
-    counts["pronoun_openers"] = sum(bool(_PRONOUN.match(s)) and (i == 0 or not names_someone(p[i - 1]))
+    counts["pronoun_openers"] = sum(bool(_PRONOUN.match(s)) and not _EXPLETIVE_IT.match(s)
+                                    and (i == 0 or not names_someone(p[i - 1]))
                                     for p in paragraphs for i, s in enumerate(p))
     return counts
 
