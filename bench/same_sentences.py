@@ -81,14 +81,10 @@ def choices(log: ChoiceLog):
         notes_extraction.select_sentences = choose
 
 
-def kept_runs(keep: Path) -> dict[str, list[dict]]:
-    """The finished runs' notes in a --keep folder, by document."""
-    out = {}
-    for path in sorted(keep.glob("data/runs/*/state.json")):
-        state = json.loads(path.read_text(encoding="utf-8"))
-        if state.get("status") == "finished":
-            out.update({doc: notes for doc, notes in state["notes"].items() if notes})
-    return out
+def kept_runs(keep: Path) -> dict[str, tuple[str, list[dict]]]:
+    """The notes runs in a --keep folder: by document, its text and its notes (faithfulness_sample.account_runs)."""
+    from bench.faithfulness_sample import account_runs
+    return {name: (text, list(notes.values())) for name, text, _, notes in account_runs(keep, "notes") if notes}
 
 
 def _said(point: str) -> str:
@@ -99,17 +95,16 @@ def pairs(keep_a: Path, keep_b: Path, out: Path, seed: int = 73) -> dict[str, di
     """Each sentence both runs noted, where the two notes differ, as two items of one shuffled list a blind reader
     labels (OUT/<doc>/items.json, with document.txt); the key to which is which in OUT.key.json. Returns per
     document how many notes each run kept, how many sentences both noted, and how many of those differ."""
-    from bench.faithfulness_sample import _document_text
     runs_a, runs_b = kept_runs(keep_a), kept_runs(keep_b)
     rng = random.Random(seed)
     key, counts = [], {}
     for doc in sorted(set(runs_a) & set(runs_b)):
-        a = {n["start_char"]: n for n in runs_a[doc]}
-        b = {n["start_char"]: n for n in runs_b[doc]}
+        text, notes_a = runs_a[doc]
+        a = {n["start_char"]: n for n in notes_a}
+        b = {n["start_char"]: n for n in runs_b[doc][1]}
         both = sorted(set(a) & set(b))
         differ = [s for s in both if _said(a[s]["point"]) != _said(b[s]["point"])]
         counts[doc] = {"a": len(a), "b": len(b), "both": len(both), "differ": len(differ)}
-        text = _document_text(doc)
         items = [(version, notes[start]) for start in differ for version, notes in (("A", a), ("B", b))]
         rng.shuffle(items)
         folder = out / doc.removesuffix(".txt")

@@ -47,11 +47,13 @@ def test_outside_the_context_the_run_chooses_as_before(tmp_path):
 def _kept(folder, notes: list[dict]) -> None:
     run = folder / "data" / "runs" / "r1"
     run.mkdir(parents=True)
-    run.joinpath("state.json").write_text(json.dumps({"status": "finished", "notes": {"qmsum__val__TS3009b.txt": notes}}))
+    name = "qmsum__val__TS3009b.txt"
+    run.joinpath("state.json").write_text(json.dumps({"notes": {name: notes}, "evidence": {name: []}}))
+    run.joinpath("2026-11-30-run.json").write_text(json.dumps({"strategy": "notes", "documents": [{"name": name}]}))
 
 
 def _note(start: int, point: str) -> dict:
-    return {"start_char": start, "end_char": start + 20, "point": point, "quote": f"sentence at {start}"}
+    return {"id": start, "start_char": start, "end_char": start + 20, "point": point, "quote": f"sentence at {start}"}
 
 
 def test_pairs_set_each_sentences_two_differing_notes_before_one_reader_and_tally_joins_the_labels(tmp_path):
